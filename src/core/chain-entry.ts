@@ -1,0 +1,77 @@
+/**
+ * Builders for the persisted `data` objects whose JSON key order is part of the format
+ * (reference §1.1, §1.3, §2.1). Anything written to a session goes through here.
+ */
+
+import type { ChainCompressionEntry, ChainRange, IndexEntryData, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
+
+export interface ChainEntryInput {
+  chain: ChainRange;
+  blockId: string;
+  toolRefs: string[];
+  compressedAt: number;
+  /** Deterministic path: always set. Covered path: only when a fused text exists. */
+  rangeSummaryText?: string;
+  deterministic: boolean;
+}
+
+/** A `context-prune-chain` entry, keys in upstream's order for the chosen path. */
+export function buildChainEntry(input: ChainEntryInput): ChainCompressionEntry {
+  const { chain } = input;
+  const entry: ChainCompressionEntry = {
+    blockId: input.blockId,
+    startUserTimestamp: chain.startUserTimestamp,
+    droppedToolCallIds: [...chain.middleToolCallIds],
+    finalAssistantTimestamp: chain.finalAssistantTimestamp,
+    toolRefs: [...input.toolRefs],
+    compressedAt: input.compressedAt,
+  };
+  if (input.rangeSummaryText !== undefined) entry.rangeSummaryText = input.rangeSummaryText;
+  if (input.deterministic) entry.bodySource = "deterministic";
+  if (chain.protectedToolCallIds.length > 0) entry.protectedToolCallIds = [...chain.protectedToolCallIds];
+  if (chain.middleOccurrenceKeys.length > 0) entry.droppedOccurrenceKeys = [...chain.middleOccurrenceKeys];
+  return entry;
+}
+
+/** The index entry written by the backfill: records, then the marker, then their refs. */
+export function buildBackfilledIndexData(records: ToolCallRecord[], refs: SummaryToolCallRef[]): IndexEntryData {
+  return { toolCalls: records, backfilled: true, refs };
+}
+
+export interface SpillFields {
+  spillBytes: number;
+  resultPreview: string;
+  spillPath: string;
+  contentHash: string;
+  spillDigest: string;
+}
+
+/** A backfilled record in upstream's key order; spill fields follow, `resultText` emptied in place. */
+export function buildBackfilledRecord(
+  fields: Omit<ToolCallRecord, "turnIndex" | "timestamp" | "resultTimestamp"> & { resultTimestamp: number },
+  spill?: SpillFields,
+): ToolCallRecord {
+  const record: ToolCallRecord = {
+    toolCallId: fields.toolCallId,
+    toolName: fields.toolName,
+    args: fields.args,
+    resultText: spill ? "" : fields.resultText,
+    isError: fields.isError,
+    turnIndex: -1,
+    timestamp: fields.resultTimestamp,
+    resultTimestamp: fields.resultTimestamp,
+  };
+  if (spill) {
+    record.spillBytes = spill.spillBytes;
+    record.resultPreview = spill.resultPreview;
+    record.spillPath = spill.spillPath;
+    record.contentHash = spill.contentHash;
+    record.spillDigest = spill.spillDigest;
+  }
+  return record;
+}
+
+/** A short ref with the timestamp only when known. */
+export function buildRef(shortId: string, toolCallId: string, resultTimestamp?: number): SummaryToolCallRef {
+  return resultTimestamp === undefined ? { shortId, toolCallId } : { shortId, toolCallId, resultTimestamp };
+}

@@ -1,0 +1,60 @@
+/**
+ * The deterministic chain body (reference §4.7), byte-exact with upstream: seven lines built from
+ * the records and refs alone (no clock), so a compressed chain renders the same on every call.
+ */
+
+import type { ToolCallRecord } from "./prune-types.js";
+
+/** The fields of a record the body reads; workers and the retry path pass light records. */
+export type BodyRecord = Pick<ToolCallRecord, "toolCallId" | "toolName" | "args" | "timestamp" | "resultTimestamp">;
+
+export const DETERMINISTIC_BODY_HEADLINE =
+  "Deterministic chain compression (no per-batch summary existed for this span; raw outputs recoverable via context_tree_query).";
+
+/** Args excerpts longer than this many UTF-16 units are cut and marked with "...". */
+export const EXCERPT_MAX_UNITS = 200;
+
+export function buildDeterministicBody(records: readonly BodyRecord[], refs: readonly string[]): string {
+  const sorted = [...records].sort((a, b) => recordTime(a) - recordTime(b));
+  const first = sorted[0];
+  const last = sorted[sorted.length - 1];
+  return [
+    DETERMINISTIC_BODY_HEADLINE,
+    `Calls: ${records.length}`,
+    `Tools: ${toolHistogram(records)}`,
+    `Span: ${isoOf(first)} -> ${isoOf(last)} (${spanSeconds(first, last)}s)`,
+    `First: ${first?.toolName ?? ""} ${argsExcerpt(first?.args)}`,
+    `Last: ${last?.toolName ?? ""} ${argsExcerpt(last?.args)}`,
+    `Refs: ${(refs.length > 0 ? refs : records.map((r) => r.toolCallId)).join(", ")}`,
+  ].join("\n");
+}
+
+function recordTime(record: BodyRecord): number {
+  return record.resultTimestamp ?? record.timestamp;
+}
+
+/** `name xN` by count descending, ties by localeCompare (upstream's ICU order, not code points). */
+export function toolHistogram(records: readonly BodyRecord[]): string {
+  const counts = new Map<string, number>();
+  for (const record of records) counts.set(record.toolName, (counts.get(record.toolName) ?? 0) + 1);
+  return [...counts]
+    .sort(([nameA, countA], [nameB, countB]) => countB - countA || nameA.localeCompare(nameB))
+    .map(([name, count]) => `${name} x${count}`)
+    .join(", ");
+}
+
+function isoOf(record: BodyRecord | undefined): string {
+  return record ? new Date(recordTime(record)).toISOString() : "";
+}
+
+function spanSeconds(first: BodyRecord | undefined, last: BodyRecord | undefined): number {
+  if (!first || !last) return 0;
+  return Math.round((recordTime(last) - recordTime(first)) / 1000);
+}
+
+/** Compact JSON of the args, cut at 200 UTF-16 units plus "..."; undefined args give "". */
+export function argsExcerpt(args: unknown): string {
+  const json = args === undefined ? undefined : JSON.stringify(args);
+  if (json === undefined) return "";
+  return json.length <= EXCERPT_MAX_UNITS ? json : `${json.slice(0, EXCERPT_MAX_UNITS)}...`;
+}

@@ -1,0 +1,60 @@
+/**
+ * Record extraction for the deterministic path (reference §4.5). One walker serves both the main
+ * thread (planning which occurrences a chain will archive, to reserve their refs) and the worker
+ * (building the records), so the two can never disagree about which outputs are taken.
+ */
+
+import { contentText, extractionArgs, toolCallParts } from "./message-text.js";
+import { occurrenceKey } from "./occurrence-key.js";
+import type { AgentMessage, ToolResultMessage } from "./session-types.js";
+
+/** One extractable output found in a span. */
+export interface SpanOutput {
+  key: string;
+  call: { name: string; args: unknown };
+  result: ToolResultMessage;
+}
+
+/**
+ * Walk the messages strictly inside a resolved span (pass the slice between the boundaries) and
+ * yield every output that is opened by a call in the span, not protected, has a numeric timestamp
+ * and is not skipped by `skip(key)`.
+ */
+export function* spanOutputs(
+  inner: readonly AgentMessage[],
+  protectedIds: ReadonlySet<string>,
+  skip: (key: string) => boolean,
+): Generator<SpanOutput> {
+  const calls = new Map<string, { name: string; args: unknown }>();
+  for (const message of inner) {
+    if (message.role === "assistant") {
+      for (const call of toolCallParts(message)) calls.set(call.id, { name: call.name, args: extractionArgs(call) });
+      continue;
+    }
+    if (message.role !== "toolResult") continue;
+    const result = message as ToolResultMessage;
+    const call = calls.get(result.toolCallId);
+    if (!call || protectedIds.has(result.toolCallId) || typeof result.timestamp !== "number") continue;
+    const key = occurrenceKey(result.toolCallId, result.timestamp);
+    if (!skip(key)) yield { key, call, result };
+  }
+}
+
+/** The occurrence keys a chain would archive, in span order. */
+export function plannedKeys(inner: readonly AgentMessage[], protectedIds: ReadonlySet<string>, skip: (key: string) => boolean): string[] {
+  const keys: string[] = [];
+  for (const output of spanOutputs(inner, protectedIds, skip)) keys.push(output.key);
+  return keys;
+}
+
+/** The full-text fields of a backfilled record for one output. */
+export function outputFields(output: SpanOutput) {
+  return {
+    toolCallId: output.result.toolCallId,
+    toolName: output.call.name,
+    args: output.call.args,
+    resultText: contentText(output.result.content),
+    isError: output.result.isError === true,
+    resultTimestamp: output.result.timestamp,
+  };
+}

@@ -1,0 +1,49 @@
+/** Reading message content the way upstream does. Pure. */
+
+import type { AgentMessage, ContentPart, ToolCallPart } from "./session-types.js";
+
+/** Text of a tool result / custom message: a string as is, else every text part joined by "\n". */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const texts: string[] = [];
+  for (const part of content as ContentPart[]) {
+    if (part && part.type === "text" && typeof (part as { text?: unknown }).text === "string") {
+      texts.push((part as { text: string }).text);
+    }
+  }
+  return texts.join("\n");
+}
+
+/** The tool-call blocks of an assistant message (none for other roles or string content). */
+export function toolCallParts(message: AgentMessage): ToolCallPart[] {
+  if (message.role !== "assistant" || !Array.isArray(message.content)) return [];
+  return (message.content as ContentPart[]).filter(
+    (part): part is ToolCallPart => part !== null && typeof part === "object" && part.type === "toolCall",
+  );
+}
+
+/** Arguments as chain detection's protection check reads them: `input ?? arguments`. */
+export function detectionArgs(call: ToolCallPart): unknown {
+  return call.input ?? call.arguments;
+}
+
+/** Arguments as record extraction reads them: `input ?? args ?? arguments ?? {}`. */
+export function extractionArgs(call: ToolCallPart): unknown {
+  return call.input ?? call.args ?? call.arguments ?? {};
+}
+
+/** A user message that is one of our own synthetic `<compressed-chain ...>` messages. */
+export function isSyntheticChainMessage(message: AgentMessage): boolean {
+  if (message.role !== "user") return false;
+  const content = (message as { content?: unknown }).content;
+  let text: unknown;
+  if (typeof content === "string") text = content;
+  else if (Array.isArray(content) && content[0]?.type === "text") text = content[0].text;
+  return typeof text === "string" && text.trimStart().startsWith("<compressed-chain");
+}
+
+/** A message's numeric timestamp, or undefined. */
+export function messageTimestamp(message: AgentMessage): number | undefined {
+  return typeof message.timestamp === "number" ? message.timestamp : undefined;
+}

@@ -1,0 +1,35 @@
+/**
+ * Occurrence keys: `<toolCallId>@<resultTimestamp>` names one tool output even when a provider
+ * reuses a tool-call id. Without a timestamp the key is the bare id (legacy records).
+ */
+
+const DIGITS = /^\d+$/;
+
+/** Join an id and a result timestamp; no timestamp gives the bare id. */
+export function occurrenceKey(toolCallId: string, resultTimestamp?: number): string {
+  return resultTimestamp === undefined ? toolCallId : `${toolCallId}@${resultTimestamp}`;
+}
+
+export interface ParsedOccurrenceKey {
+  toolCallId: string;
+  resultTimestamp?: number;
+}
+
+/** Split at the last `@` when what follows is all digits and the `@` is not the first character. */
+export function parseOccurrenceKey(key: string): ParsedOccurrenceKey {
+  const at = key.lastIndexOf("@");
+  if (at <= 0) return { toolCallId: key };
+  const suffix = key.slice(at + 1);
+  if (!DIGITS.test(suffix)) return { toolCallId: key };
+  return { toolCallId: key.slice(0, at), resultTimestamp: Number(suffix) };
+}
+
+/** The bare tool-call id of a key or id. */
+export function bareToolCallId(keyOrId: string): string {
+  return parseOccurrenceKey(keyOrId).toolCallId;
+}
+
+/** A result timestamp is any JS number (NaN included, as upstream); anything else is absent. */
+export function resultTimestampOf(value: unknown): number | undefined {
+  return typeof value === "number" ? value : undefined;
+}

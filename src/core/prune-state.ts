@@ -1,0 +1,147 @@
+/**
+ * In-memory pruning state (upstream's indexer + chain registry + block issuer): archived records
+ * by occurrence key, short-ref maps, dedup aliases, per-batch summary coverage and compressed
+ * chains. Pure: it is rebuilt from session entries (reconstruct.ts) and changed only after the
+ * matching entry was durably appended.
+ */
+
+import { contentHash } from "./content-hash.js";
+import { occurrenceKey, parseOccurrenceKey } from "./occurrence-key.js";
+import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
+
+const SHORT_REF = /^t(\d+)$/;
+const SHORT_REF_PREFIX = "t";
+const BLOCK_PREFIX = "b";
+
+export class PruneState {
+  /** Archived records by occurrence key (legacy records by bare id). */
+  readonly records = new Map<string, ToolCallRecord>();
+  /** Every key a bare id was archived under, first-seen order. */
+  readonly keysByBareId = new Map<string, string[]>();
+  readonly refByKey = new Map<string, string>();
+  readonly keyByRef = new Map<string, string>();
+  /** Dedup alias key → original key. */
+  readonly dedupAliases = new Map<string, string>();
+  /** Per-batch summary texts by the occurrence keys they cover (what "coverage" reads). */
+  readonly summaryTextsByKey = new Map<string, string[]>();
+  /** Compressed chains by start user timestamp. */
+  readonly chains = new Map<number, ChainCompressionEntry>();
+  nextRefNumber = 1;
+  nextBlockNumber = 1;
+  private readonly dedupSeeds: ToolCallRecord[] = [];
+  private dedupCache: Map<string, string> | null = null;
+
+  /** Archive a record. Backfilled records never seed the dedup canonicals. */
+  indexRecord(record: ToolCallRecord, options: { seedDedup: boolean }): void {
+    const key = occurrenceKey(record.toolCallId, record.resultTimestamp);
+    this.records.set(key, record);
+    const keys = this.keysByBareId.get(record.toolCallId);
+    if (!keys) this.keysByBareId.set(record.toolCallId, [key]);
+    else if (!keys.includes(key)) keys.push(key);
+    if (options.seedDedup) {
+      this.dedupSeeds.push(record);
+      this.dedupCache = null;
+    }
+  }
+
+  isIndexed(key: string): boolean {
+    return this.records.has(key);
+  }
+
+  /** Register a short ref (reference §3.3); refs equal to their key register no alias. */
+  registerRef(ref: SummaryToolCallRef): void {
+    if (!ref.shortId || !ref.toolCallId) return;
+    const key = occurrenceKey(ref.toolCallId, ref.resultTimestamp);
+    if (ref.shortId !== key) {
+      this.keyByRef.set(ref.shortId, key);
+      this.refByKey.set(key, ref.shortId);
+    }
+    const match = SHORT_REF.exec(ref.shortId);
+    if (match) this.nextRefNumber = Math.max(this.nextRefNumber, Number(match[1]) + 1);
+  }
+
+  /** Reserve `count` consecutive `t<N>` ids; the counter moves even if they are never used. */
+  reserveRefs(count: number): string[] {
+    const refs: string[] = [];
+    for (let i = 0; i < count; i++) refs.push(`${SHORT_REF_PREFIX}${this.nextRefNumber++}`);
+    return refs;
+  }
+
+  reserveBlockId(): string {
+    return `${BLOCK_PREFIX}${this.nextBlockNumber++}`;
+  }
+
+  registerChain(entry: ChainCompressionEntry): void {
+    this.chains.set(entry.startUserTimestamp, entry);
+    const n = Number.parseInt(entry.blockId.slice(1), 10);
+    if (Number.isFinite(n)) this.nextBlockNumber = Math.max(this.nextBlockNumber, n + 1);
+  }
+
+  isCompressed(startUserTimestamp: number): boolean {
+    return this.chains.has(startUserTimestamp);
+  }
+
+  registerSummaryText(keys: readonly string[], text: string): void {
+    for (const key of keys) {
+      const texts = this.summaryTextsByKey.get(key);
+      if (!texts) this.summaryTextsByKey.set(key, [text]);
+      else if (!texts.includes(text)) texts.push(text);
+    }
+  }
+
+  /** True when any per-batch summary lists any of the keys (upstream's any-overlap rule). */
+  hasSummaryCovering(keys: readonly string[]): boolean {
+    return keys.some((key) => this.summaryTextsByKey.has(key));
+  }
+
+  /** Distinct summary texts covering the keys, in key order. */
+  summaryTextsFor(keys: readonly string[]): string[] {
+    const texts: string[] = [];
+    for (const key of keys) for (const text of this.summaryTextsByKey.get(key) ?? []) if (!texts.includes(text)) texts.push(text);
+    return texts;
+  }
+
+  /** Point a duplicate occurrence at its original; it inherits the original's short ref. */
+  registerDedupAlias(duplicateKey: string, originalKey: string): void {
+    this.dedupAliases.set(duplicateKey, originalKey);
+    const ref = this.refByKey.get(originalKey);
+    if (ref !== undefined) this.refByKey.set(duplicateKey, ref);
+  }
+
+  /** Content hash → first archived key, seeded by normal (non-backfilled) records only. Built lazily. */
+  dedupCanonicals(): ReadonlyMap<string, string> {
+    if (this.dedupCache) return this.dedupCache;
+    const map = new Map<string, string>();
+    for (const record of this.dedupSeeds) {
+      const hash = record.contentHash ?? contentHash(record.toolName, record.resultText);
+      if (!map.has(hash)) map.set(hash, occurrenceKey(record.toolCallId, record.resultTimestamp));
+    }
+    this.dedupCache = map;
+    return map;
+  }
+
+  /** The record an occurrence key stands for, through a dedup alias if needed. */
+  recordForKey(key: string): ToolCallRecord | undefined {
+    return this.records.get(key) ?? this.recordThroughAlias(key);
+  }
+
+  private recordThroughAlias(key: string): ToolCallRecord | undefined {
+    const original = this.dedupAliases.get(key);
+    return original === undefined ? undefined : this.records.get(original);
+  }
+
+  /** Short ref of a key, or the bare id when it has none (what stubs and bodies print). */
+  displayRef(key: string): string {
+    return this.refByKey.get(key) ?? parseOccurrenceKey(key).toolCallId;
+  }
+
+  /** Registered short refs of the keys, in key order, skipping keys without one. */
+  refsForKeys(keys: readonly string[]): string[] {
+    const refs: string[] = [];
+    for (const key of keys) {
+      const ref = this.refByKey.get(key);
+      if (ref !== undefined) refs.push(ref);
+    }
+    return refs;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * `context_tree_query` lookup and output text (reference §7). Pure: the caller reads spilled
+ * bodies (src/io/read-spill.ts) and hands them in, so this module never touches the disk.
+ */
+
+import { occurrenceKey, parseOccurrenceKey } from "./occurrence-key.js";
+import type { PruneState } from "./prune-state.js";
+import type { ToolCallRecord } from "./prune-types.js";
+
+/** One record an input string denoted. */
+export interface QueryMatch {
+  /** The input, or `<input>@<resultTimestamp>` when the input denoted several records. */
+  label: string;
+  record: ToolCallRecord;
+  /** True for a record without resultTimestamp among several: its block says so explicitly. */
+  legacy: boolean;
+}
+
+/** Separator between output blocks, within one input and across inputs. */
+export const QUERY_BLOCK_SEPARATOR = "\n\n---\n\n";
+/** pi's head truncation limits for tool output. */
+export const QUERY_MAX_LINES = 2000;
+export const QUERY_MAX_BYTES = 51200;
+/** Body shown when a spill file cannot be read and the record kept no preview. */
+export const SPILL_UNAVAILABLE_TEXT = "(spilled output unavailable \u2014 sidecar file missing)";
+
+function recordTime(record: ToolCallRecord): number {
+  return record.resultTimestamp ?? record.timestamp;
+}
+
+/**
+ * Every occurrence of a bare id: indexed ones plus dedup-alias ones. An alias occurrence shows
+ * the original's record under the alias's own resultTimestamp, so each occurrence keeps its
+ * identity. Sorted oldest first (stable).
+ */
+function occurrencesOfBareId(state: PruneState, id: string): ToolCallRecord[] {
+  const found: ToolCallRecord[] = [];
+  for (const key of state.keysByBareId.get(id) ?? []) {
+    const record = state.records.get(key);
+    if (record) found.push(record);
+  }
+  for (const [aliasKey, originalKey] of state.dedupAliases) {
+    const alias = parseOccurrenceKey(aliasKey);
+    // An alias key that is also indexed was already listed above.
+    const original = alias.toolCallId === id && !state.records.has(aliasKey) ? state.records.get(originalKey) : undefined;
+    if (original) found.push(withResultTimestamp(original, alias.resultTimestamp));
+  }
+  return found.sort((a, b) => recordTime(a) - recordTime(b));
+}
+
+function withResultTimestamp(record: ToolCallRecord, resultTimestamp: number | undefined): ToolCallRecord {
+  const copy = { ...record };
+  if (resultTimestamp === undefined) delete copy.resultTimestamp;
+  else copy.resultTimestamp = resultTimestamp;
+  return copy;
+}
+
+/** Single-record resolution: exact key → dedup alias key → short ref → bare id with one occurrence. */
+function resolveOne(state: PruneState, input: string): ToolCallRecord | undefined {
+  const exact = state.records.get(input);
+  if (exact) return exact;
+  const original = state.dedupAliases.get(input);
+  const aliased = original === undefined ? undefined : state.records.get(original);
+  if (aliased) return aliased;
+  const refKey = state.keyByRef.get(input);
+  const byRef = refKey === undefined ? undefined : state.recordForKey(refKey);
+  if (byRef) return byRef;
+  const keys = state.keysByBareId.get(input);
+  return keys?.length === 1 ? state.records.get(keys[0]!) : undefined;
+}
+
+/** The records one input string denotes, in output order; empty when not found. */
+export function findRecords(state: PruneState, input: string): QueryMatch[] {
+  const occurrences = occurrencesOfBareId(state, input);
+  if (occurrences.length === 0) {
+    const record = resolveOne(state, input);
+    return record ? [{ label: input, record, legacy: false }] : [];
+  }
+  if (occurrences.length === 1) return [{ label: input, record: occurrences[0]!, legacy: false }];
+  return occurrences.map((record) => {
+    const legacy = record.resultTimestamp === undefined;
+    return { label: legacy ? input : occurrenceKey(input, record.resultTimestamp), record, legacy };
+  });
+}
+
+export interface HeadTruncation {
+  text: string;
+  truncated: boolean;
+  shownLines: number;
+  totalLines: number;
+}
+
+/**
+ * pi's head truncation: whole lines only, stop at the first limit hit; a first line alone over
+ * the byte limit shows nothing (a cut line would mislead more than an explicit truncation note).
+ */
+export function truncateHead(text: string, maxLines = QUERY_MAX_LINES, maxBytes = QUERY_MAX_BYTES): HeadTruncation {
+  const lines = text.split("\n");
+  const totalLines = lines.length;
+  if (totalLines <= maxLines && Buffer.byteLength(text, "utf8") <= maxBytes) return { text, truncated: false, shownLines: totalLines, totalLines };
+  let bytes = 0;
+  let shown = 0;
+  for (; shown < lines.length && shown < maxLines; shown++) {
+    const lineBytes = Buffer.byteLength(lines[shown]!, "utf8") + (shown > 0 ? 1 : 0);
+    if (bytes + lineBytes > maxBytes) break;
+    bytes += lineBytes;
+  }
+  return { text: lines.slice(0, shown).join("\n"), truncated: true, shownLines: shown, totalLines };
+}
+
+/** The body as the model reads it: truncated, with pi's note when anything was cut. */
+export function truncatedBody(body: string): string {
+  const cut = truncateHead(body);
+  return cut.truncated ? `${cut.text}\n[Output truncated: ${cut.shownLines}/${cut.totalLines} lines shown]` : cut.text;
+}
+
+/** What to show for a spilled record whose file could not be read. */
+export function unavailableSpillBody(record: ToolCallRecord): string {
+  return record.resultPreview ?? SPILL_UNAVAILABLE_TEXT;
+}
+
+function matchBlock(match: QueryMatch, body: string): string {
+  const header = [`## toolRef: ${match.label}`];
+  if (match.legacy) header.push("Occurrence: legacy (no resultTimestamp)");
+  header.push(
+    `Tool: ${match.record.toolName}`,
+    `Args: ${JSON.stringify(match.record.args, null, 2)}`,
+    `Status: ${match.record.isError ? "ERROR" : "OK"}`,
+    `Turn: ${match.record.turnIndex}`,
+  );
+  return `${header.join("\n")}\n\n${truncatedBody(body)}`;
+}
+
+/**
+ * The text for one input: its blocks joined by the separator (join several inputs' texts with
+ * the same separator). `bodies[i]` is the full output of `matches[i]`, untruncated.
+ */
+export function formatQueryResult(input: string, matches: readonly QueryMatch[], bodies: readonly string[]): string {
+  if (matches.length === 0) return `## toolRef: ${input}\n(not found in index \u2014 may not have been summarized yet)`;
+  return matches.map((match, i) => matchBlock(match, bodies[i] ?? "")).join(QUERY_BLOCK_SEPARATOR);
+}
+
+/** `details.results` of the tool result: records by label, later labels overwriting earlier. */
+export function queryDetails(matches: readonly QueryMatch[]): { results: Record<string, ToolCallRecord> } {
+  const results: Record<string, ToolCallRecord> = {};
+  for (const match of matches) results[match.label] = match.record;
+  return { results };
+}

@@ -1,0 +1,290 @@
+/**
+ * Render phase 3 (reference §6.3): every registered chain whose span still resolves in the
+ * current messages is replaced by one synthetic `<compressed-chain>` user message placed right
+ * after the chain's opening user message. Pure and linear in the messages: the span index is
+ * built once, accepted spans never overlap, and emission is a single pass. Input messages are
+ * never mutated; the input array is returned when nothing changed.
+ */
+
+import { CUSTOM_TYPE_SUMMARY } from "../custom-types.js";
+import { contentText, toolCallParts } from "../message-text.js";
+import { bareToolCallId, occurrenceKey, resultTimestampOf } from "../occurrence-key.js";
+import type { PruneState } from "../prune-state.js";
+import type { ChainCompressionEntry, DiagnosticReport } from "../prune-types.js";
+import { summaryRefs } from "../reconstruct.js";
+import type { AgentMessage, ContentPart, ToolResultMessage, UserMessage } from "../session-types.js";
+import { SpanIndex } from "../span-index.js";
+
+export interface ChainRenderOptions {
+  /** The closing assistant keeps only its non-thinking blocks (upstream default: true). */
+  stripFinalAssistantThinking: boolean;
+}
+
+export interface ChainRenderResult {
+  /** The rendered messages; the input array itself when nothing changed. */
+  messages: AgentMessage[];
+  /** unresolved-range and range-id-mismatch reports, not yet deduplicated. */
+  diagnostics: DiagnosticReport[];
+}
+
+/** A chain entry whose span resolved and does not collide with another span. */
+export interface AcceptedRange {
+  entry: ChainCompressionEntry;
+  /** Index of the opening user message. */
+  startIndex: number;
+  /** Index of the closing assistant message. */
+  endIndex: number;
+}
+
+/** A protected output relocated verbatim into the synthetic message. */
+interface ProtectedOutput {
+  tool: string;
+  text: string;
+}
+
+const SYNTHETIC_PREFIX = '<compressed-chain id="';
+
+// ---------------------------------------------------------------------------------------------
+// Planning: which entries apply.
+
+/**
+ * Resolve the entries and keep the ones that can be applied. An unresolvable entry, one that
+ * starts strictly inside another resolved span, or one whose start was already claimed is
+ * skipped with an `unresolved-range` report: applying it would drop messages twice or drop
+ * messages the entry never described (fail-closed). Accepted spans are therefore disjoint.
+ */
+export function planChainRanges(index: SpanIndex, entries: Iterable<ChainCompressionEntry>, diagnostics: DiagnosticReport[]): AcceptedRange[] {
+  const resolved: AcceptedRange[] = [];
+  for (const entry of entries) {
+    const span = index.resolve(entry);
+    if (span) resolved.push({ entry, ...span });
+    else diagnostics.push(unresolvedReport(entry));
+  }
+  // Stable sort: among equal starts the earlier-registered entry claims the slot.
+  resolved.sort((a, b) => a.startIndex - b.startIndex);
+  const accepted: AcceptedRange[] = [];
+  let widest: AcceptedRange | undefined; // among spans starting earlier, the one reaching furthest
+  let earlier = 0;
+  let claimed = -1;
+  for (const range of resolved) {
+    for (; resolved[earlier]!.startIndex < range.startIndex; earlier++) widest = furthest(widest, resolved[earlier]!);
+    if (widest && widest.endIndex > range.startIndex) diagnostics.push(nestedReport(range.entry, widest.entry));
+    else if (range.startIndex === claimed) diagnostics.push(duplicateReport(range.entry, range.startIndex));
+    else {
+      accepted.push(range);
+      claimed = range.startIndex;
+    }
+  }
+  return accepted;
+}
+
+function furthest(a: AcceptedRange | undefined, b: AcceptedRange): AcceptedRange {
+  return a && a.endIndex >= b.endIndex ? a : b;
+}
+
+function unresolvedReport(entry: ChainCompressionEntry): DiagnosticReport {
+  const detail = `blockId=${entry.blockId} start=${entry.startUserTimestamp} final=${entry.finalAssistantTimestamp}`;
+  return { kind: "unresolved-range", detail, dedupKey: entry.blockId };
+}
+
+function nestedReport(entry: ChainCompressionEntry, outer: ChainCompressionEntry): DiagnosticReport {
+  const detail = `blockId=${entry.blockId} skipped: range nests inside blockId=${outer.blockId}`;
+  return { kind: "unresolved-range", detail, dedupKey: `overlap:${entry.blockId}` };
+}
+
+function duplicateReport(entry: ChainCompressionEntry, startIndex: number): DiagnosticReport {
+  const detail = `blockId=${entry.blockId} skipped: range duplicates startIndex=${startIndex} already claimed`;
+  return { kind: "unresolved-range", detail, dedupKey: `overlap:${entry.blockId}` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scanning: what each accepted span holds.
+
+/** Everything the spans drop, across all accepted ranges. */
+interface Dropped {
+  /** Occurrence keys of dropped tool results (bare id when the result has no timestamp). */
+  keys: Set<string>;
+  /** Bare ids of dropped tool results and tool calls. */
+  ids: Set<string>;
+}
+
+/** Per range: the protected outputs to relocate and the bare ids actually found in the span. */
+interface SpanContent {
+  protectedOutputs: ProtectedOutput[];
+  actualIds: Set<string>;
+}
+
+function scanSpan(messages: readonly AgentMessage[], range: AcceptedRange, dropped: Dropped): SpanContent {
+  const protectedIds = new Set(range.entry.protectedToolCallIds ?? []);
+  const content: SpanContent = { protectedOutputs: [], actualIds: new Set() };
+  for (let i = range.startIndex + 1; i < range.endIndex; i++) {
+    const message = messages[i]!;
+    if (message.role === "assistant") {
+      for (const call of toolCallParts(message)) {
+        content.actualIds.add(call.id);
+        dropped.ids.add(call.id);
+      }
+    } else if (message.role === "toolResult") {
+      const result = message as ToolResultMessage;
+      content.actualIds.add(result.toolCallId);
+      dropped.ids.add(result.toolCallId);
+      dropped.keys.add(occurrenceKey(result.toolCallId, resultTimestampOf(result.timestamp)));
+      if (protectedIds.has(result.toolCallId)) content.protectedOutputs.push({ tool: result.toolName, text: contentText(result.content) });
+    }
+  }
+  return content;
+}
+
+/** The recorded ids and the ids found differ: informational, the range is applied anyway. */
+function mismatchReport(entry: ChainCompressionEntry, actual: Set<string>): DiagnosticReport | undefined {
+  const recorded = new Set((entry.droppedToolCallIds ?? []).map(bareToolCallId));
+  const same = recorded.size === actual.size && [...recorded].every((id) => actual.has(id));
+  if (same) return undefined;
+  const detail = `blockId=${entry.blockId} recorded=${recorded.size} actual=${actual.size}`;
+  return { kind: "range-id-mismatch", detail, dedupKey: entry.blockId };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies and the synthetic message.
+
+/** Body before placeholder substitution: the stored text, else the per-batch summaries joined. */
+export function rawChainBody(entry: ChainCompressionEntry, state: PruneState): string {
+  if (entry.rangeSummaryText !== undefined) return entry.rangeSummaryText;
+  return state.summaryTextsFor(entry.droppedOccurrenceKeys ?? entry.droppedToolCallIds ?? []).join("\n\n");
+}
+
+const BLOCK_PLACEHOLDER = /\{(b\d+)\}/g;
+
+/**
+ * One-level `{bN}` substitution, for covered-path bodies only. Summaries written by the model
+ * may refer to earlier blocks, and upstream expands those. Deterministic bodies are NOT
+ * expanded (deliberate divergence from upstream, reference §13.1): their First/Last lines
+ * quote raw tool args, where `{b1}` is ordinary shell or template text and expanding it would
+ * splice another block's body into an args excerpt.
+ */
+export function chainBody(entry: ChainCompressionEntry, state: PruneState, bodyOfBlock: (blockId: string) => string): string {
+  const body = rawChainBody(entry, state);
+  if (entry.bodySource === "deterministic" || !body.includes("{b")) return body;
+  return body.replace(BLOCK_PLACEHOLDER, (literal, blockId: string) => {
+    if (blockId === entry.blockId) return literal;
+    return bodyOfBlock(blockId) || literal;
+  });
+}
+
+/** Raw bodies of all registered blocks by id, computed on first use only. */
+function blockBodyLookup(state: PruneState): (blockId: string) => string {
+  let byId: Map<string, ChainCompressionEntry> | undefined;
+  return (blockId) => {
+    byId ??= new Map([...state.chains.values()].map((entry) => [entry.blockId, entry]));
+    const entry = byId.get(blockId);
+    return entry ? rawChainBody(entry, state) : "";
+  };
+}
+
+/** The synthetic user message; values are not escaped, as upstream does not escape them. */
+export function buildSyntheticChainMessage(entry: ChainCompressionEntry, body: string, protectedOutputs: readonly ProtectedOutput[]): UserMessage {
+  const blocks = protectedOutputs.map((p) => `\n\n<protected-output tool="${p.tool}">\n${p.text}\n</protected-output>`).join("");
+  const text = `${SYNTHETIC_PREFIX}${entry.blockId}" tools="${(entry.toolRefs ?? []).join(",")}">\n${body}${blocks}\n</compressed-chain>`;
+  return { role: "user", content: [{ type: "text", text }], timestamp: entry.compressedAt };
+}
+
+/** Block ids of synthetic messages already in the input, so a re-render does not insert twice. */
+function presentSyntheticIds(messages: readonly AgentMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== "user") continue;
+    const text = firstText((message as UserMessage).content);
+    if (!text?.startsWith(SYNTHETIC_PREFIX)) continue;
+    const end = text.indexOf('"', SYNTHETIC_PREFIX.length);
+    if (end > 0) ids.add(text.slice(SYNTHETIC_PREFIX.length, end));
+  }
+  return ids;
+}
+
+function firstText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const part = content.find((p: ContentPart) => p?.type === "text") as { text?: unknown } | undefined;
+  return typeof part?.text === "string" ? part.text : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emission.
+
+function isPerBatchSummary(message: AgentMessage): boolean {
+  return message.role === "custom" && (message as { customType?: unknown }).customType === CUSTOM_TYPE_SUMMARY;
+}
+
+/** A per-batch summary naming a dropped occurrence would duplicate the synthetic message. */
+function summaryOverlapsDropped(message: AgentMessage, dropped: Dropped): boolean {
+  return summaryRefs((message as { details?: unknown }).details).some((ref) =>
+    ref.resultTimestamp === undefined ? dropped.ids.has(ref.toolCallId) : dropped.keys.has(occurrenceKey(ref.toolCallId, ref.resultTimestamp)),
+  );
+}
+
+/** Inside a span only model turns, tool output and per-batch summaries go; user and third-party messages stay. */
+function droppedInsideSpan(message: AgentMessage): boolean {
+  return message.role === "assistant" || message.role === "toolResult" || isPerBatchSummary(message);
+}
+
+function withoutThinking(message: AgentMessage): AgentMessage {
+  const content = (message as { content?: unknown }).content;
+  if (!Array.isArray(content) || !content.some((part: ContentPart) => part?.type === "thinking")) return message;
+  return { ...message, content: content.filter((part: ContentPart) => part?.type !== "thinking") };
+}
+
+/** What the emission pass needs to know about each position. */
+interface EmitPlan {
+  /** Synthetic message to insert after the user message at this index. */
+  insertAfter: Map<number, UserMessage>;
+  /** Indices of closing assistants. */
+  ends: Set<number>;
+  /** 1 for every index strictly inside an accepted span. */
+  inside: Uint8Array;
+  dropped: Dropped;
+}
+
+function emit(messages: AgentMessage[], plan: EmitPlan, options: ChainRenderOptions): AgentMessage[] {
+  const out: AgentMessage[] = [];
+  let changed = false;
+  const checkSummaries = plan.dropped.ids.size > 0;
+  messages.forEach((message, index) => {
+    const drop = plan.inside[index] === 1 ? droppedInsideSpan(message) : checkSummaries && isPerBatchSummary(message) && summaryOverlapsDropped(message, plan.dropped);
+    if (drop) {
+      changed = true;
+      return;
+    }
+    const next = options.stripFinalAssistantThinking && plan.ends.has(index) ? withoutThinking(message) : message;
+    if (next !== message) changed = true;
+    out.push(next);
+    const synthetic = plan.insertAfter.get(index);
+    if (synthetic) {
+      out.push(synthetic);
+      changed = true;
+    }
+  });
+  return changed ? out : messages;
+}
+
+/** Apply every registered chain to the messages. */
+export function applyChainRanges(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions): ChainRenderResult {
+  const diagnostics: DiagnosticReport[] = [];
+  if (state.chains.size === 0) return { messages, diagnostics };
+  const ranges = planChainRanges(new SpanIndex(messages), state.chains.values(), diagnostics);
+  if (ranges.length === 0) return { messages, diagnostics };
+  const present = presentSyntheticIds(messages);
+  const bodyOfBlock = blockBodyLookup(state);
+  const plan: EmitPlan = { insertAfter: new Map(), ends: new Set(), inside: new Uint8Array(messages.length), dropped: { keys: new Set(), ids: new Set() } };
+  for (const range of ranges) {
+    const span = scanSpan(messages, range, plan.dropped);
+    plan.inside.fill(1, range.startIndex + 1, range.endIndex);
+    plan.ends.add(range.endIndex);
+    // An already-rendered span holds no tool ids any more: comparing it would only report noise.
+    if (present.has(range.entry.blockId)) continue;
+    const mismatch = mismatchReport(range.entry, span.actualIds);
+    if (mismatch) diagnostics.push(mismatch);
+    const body = chainBody(range.entry, state, bodyOfBlock);
+    plan.insertAfter.set(range.startIndex, buildSyntheticChainMessage(range.entry, body, span.protectedOutputs));
+  }
+  return { messages: emit(messages, plan, options), diagnostics };
+}

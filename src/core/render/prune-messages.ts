@@ -1,0 +1,79 @@
+/**
+ * What the model sees (reference §6): `pruneMessages` runs on every pi `context` event and
+ * turns the branch messages into the pruned context. Phases, in order:
+ *   1. stub archived tool results        (stub-results.ts)
+ *   3. replace compressed chain ranges   (chain-ranges.ts)
+ *   4. sweep orphaned tool results       (orphan-sweep.ts)
+ * Upstream's phase 2 (purging big arguments of failed calls after a cooldown) is not part of
+ * chain compression and is left out on purpose; numbering follows upstream so the reference
+ * reads across.
+ *
+ * Contract: pure, linear in the messages, never mutates an input message, returns the input
+ * array itself when nothing changed, and is idempotent (a second run changes nothing).
+ * Diagnostics come back as reports; persisting and deduplicating them is the caller's job.
+ */
+
+import { DEFAULT_PROTECTED_PATHS, DEFAULT_PROTECTED_TOOLS, DEFAULT_RECOVERY_GRACE_TURNS } from "../defaults.js";
+import { isSyntheticChainMessage } from "../message-text.js";
+import { makeProtectionPredicate, type ProtectionPredicate } from "../protection.js";
+import type { PruneState } from "../prune-state.js";
+import type { DiagnosticReport } from "../prune-types.js";
+import { recoveryGraceKeys } from "../select-eligible.js";
+import type { AgentMessage } from "../session-types.js";
+import { applyChainRanges } from "./chain-ranges.js";
+import { sweepOrphans } from "./orphan-sweep.js";
+import { stubArchivedResults } from "./stub-results.js";
+
+export interface PruneOptions {
+  /** Protection rule re-checked at render time; defaults to upstream's default config. */
+  isProtected?: ProtectionPredicate;
+  /** Recent context_tree_query results stay visible this many user turns (default 3). */
+  recoveryGraceTurns?: number;
+  /** `chainCompression.enabled`: when false, registered chains are not rendered (default true). */
+  chainCompressionEnabled?: boolean;
+  /** The closing assistant of a compressed chain loses its thinking blocks (default true). */
+  stripFinalAssistantThinking?: boolean;
+}
+
+export interface PruneResult {
+  /** The pruned context; the input array itself when `changed` is false. */
+  messages: AgentMessage[];
+  /** True when any message was stubbed, dropped, inserted or rewritten. */
+  changed: boolean;
+  /** unresolved-range, range-id-mismatch and orphan-sweep reports of this render. */
+  diagnostics: DiagnosticReport[];
+}
+
+let defaultPredicate: ProtectionPredicate | undefined;
+
+function defaultProtection(): ProtectionPredicate {
+  defaultPredicate ??= makeProtectionPredicate({ protectedTools: DEFAULT_PROTECTED_TOOLS, protectedPaths: DEFAULT_PROTECTED_PATHS });
+  return defaultPredicate;
+}
+
+/**
+ * Grace keys counted without our own synthetic messages: they are user-role, so counting them
+ * would age a recovery result on a re-render and break idempotence. Raw branch messages never
+ * hold one, so for pi's own calls this is exactly upstream's rule.
+ */
+function graceKeysFor(messages: AgentMessage[], graceTurns: number): Set<string> {
+  const real = messages.some(isSyntheticChainMessage) ? messages.filter((m) => !isSyntheticChainMessage(m)) : messages;
+  return recoveryGraceKeys(real, graceTurns);
+}
+
+export function pruneMessages(messages: AgentMessage[], state: PruneState, options: PruneOptions = {}): PruneResult {
+  const stubbed = stubArchivedResults(messages, state, {
+    isProtected: options.isProtected ?? defaultProtection(),
+    graceKeys: graceKeysFor(messages, options.recoveryGraceTurns ?? DEFAULT_RECOVERY_GRACE_TURNS),
+  });
+  const diagnostics: DiagnosticReport[] = [];
+  let current = stubbed;
+  if (options.chainCompressionEnabled !== false) {
+    const chains = applyChainRanges(current, state, { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false });
+    current = chains.messages;
+    diagnostics.push(...chains.diagnostics);
+  }
+  const swept = sweepOrphans(current);
+  diagnostics.push(...swept.diagnostics);
+  return { messages: swept.messages, changed: swept.messages !== messages, diagnostics };
+}

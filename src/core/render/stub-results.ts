@@ -1,0 +1,114 @@
+/**
+ * Render phase 1 (reference §6.1): archived tool outputs are replaced by a stub naming the ref
+ * that recovers them. Pure; input messages are never mutated, and the input array itself is
+ * returned when no result needed a stub (so callers can detect "nothing changed" by identity).
+ */
+
+import { detectionArgs, toolCallParts } from "../message-text.js";
+import { occurrenceKey, resultTimestampOf } from "../occurrence-key.js";
+import type { ProtectionPredicate } from "../protection.js";
+import type { PruneState } from "../prune-state.js";
+import type { ToolCallRecord } from "../prune-types.js";
+import type { AgentMessage, ToolResultMessage } from "../session-types.js";
+
+export interface StubOptions {
+  /** Render-time protection re-check: a protected output stays visible even when archived. */
+  isProtected: ProtectionPredicate;
+  /** Occurrence keys of recent context_tree_query results (select-eligible.ts `recoveryGraceKeys`). */
+  graceKeys: ReadonlySet<string>;
+}
+
+/** Stub text of an output archived inline. */
+export function stubText(ref: string): string {
+  return `[Summarized in pruner summary, ref \`${ref}\`. Use context_tree_query to retrieve full output.]`;
+}
+
+/** Stub text of an output spilled to a file; `—` is U+2014 as upstream writes it. */
+export function spilledStubText(record: ToolCallRecord, ref: string): string {
+  return [
+    `[Oversized output spilled to file \u2014 ${record.spillBytes ?? "?"} bytes.]`,
+    `Tool: ${record.toolName}`,
+    "Preview (head):",
+    record.resultPreview ?? "",
+    `Full output \u2014 read this file (offset/limit supported): ${record.spillPath}`,
+    `Or use context_tree_query with ref \`${ref}\`.`,
+  ].join("\n");
+}
+
+/** The archived record behind a result and the key its ref is registered under. */
+interface Archived {
+  record: ToolCallRecord;
+  refKey: string;
+}
+
+/**
+ * Index or dedup alias first; then the legacy fallback: a record archived under the bare id is
+ * used only when that id has no other occurrence, otherwise a reused id would stub a live turn.
+ * A dedup alias whose original is gone resolves to nothing: stubbing it would point the model
+ * at a ref it cannot recover (fail-closed).
+ */
+function archivedRecord(state: PruneState, key: string, toolCallId: string): Archived | undefined {
+  const direct = state.recordForKey(key);
+  if (direct) return { record: direct, refKey: key };
+  if (key === toolCallId) return undefined;
+  const keys = state.keysByBareId.get(toolCallId);
+  const legacy = keys?.length === 1 && keys[0] === toolCallId ? state.records.get(toolCallId) : undefined;
+  return legacy ? { record: legacy, refKey: toolCallId } : undefined;
+}
+
+function stubMessage(result: ToolResultMessage, text: string): ToolResultMessage {
+  return {
+    role: "toolResult",
+    toolCallId: result.toolCallId,
+    toolName: result.toolName,
+    content: [{ type: "text", text }],
+    isError: false,
+    timestamp: result.timestamp,
+  };
+}
+
+/** True when the message already is exactly this stub (a re-render must not count as a change). */
+function isSameStub(result: ToolResultMessage, text: string): boolean {
+  const content = result.content;
+  return (
+    Object.keys(result).length === 6 &&
+    result.isError === false &&
+    Array.isArray(content) &&
+    content.length === 1 &&
+    content[0]?.type === "text" &&
+    (content[0] as { text?: unknown }).text === text
+  );
+}
+
+/** The stub text for one result, or undefined when it must stay as it is. */
+function stubFor(result: ToolResultMessage, state: PruneState, options: StubOptions, callArgs: Map<string, unknown>): string | undefined {
+  const id = result.toolCallId;
+  if (typeof id !== "string" || id === "") return undefined;
+  const key = occurrenceKey(id, resultTimestampOf(result.timestamp));
+  if (options.graceKeys.has(key)) return undefined;
+  const archived = archivedRecord(state, key, id);
+  if (!archived) return undefined;
+  // Without the call's args only the tool-name rule can match; path rules need the args.
+  if (options.isProtected(archived.record.toolName, callArgs.get(id))) return undefined;
+  const ref = state.displayRef(archived.refKey);
+  return archived.record.spillPath ? spilledStubText(archived.record, ref) : stubText(ref);
+}
+
+/** Replace every archived, unprotected, out-of-grace tool result by its stub. */
+export function stubArchivedResults(messages: AgentMessage[], state: PruneState, options: StubOptions): AgentMessage[] {
+  let out: AgentMessage[] | undefined;
+  // Args of the latest call with each id, so the protection re-check sees what the call asked for.
+  const callArgs = new Map<string, unknown>();
+  messages.forEach((message, index) => {
+    if (message.role === "assistant") for (const call of toolCallParts(message)) callArgs.set(call.id, detectionArgs(call));
+    let next = message;
+    if (message.role === "toolResult") {
+      const result = message as ToolResultMessage;
+      const text = stubFor(result, state, options, callArgs);
+      if (text !== undefined && !isSameStub(result, text)) next = stubMessage(result, text);
+    }
+    if (next !== message) out ??= messages.slice(0, index);
+    out?.push(next);
+  });
+  return out ?? messages;
+}

@@ -1,0 +1,68 @@
+/**
+ * Eligibility (reference §4.2): which closed chains to compress now. The newest `rollingWindow`
+ * candidates stay untouched; `/pruner compact` uses a window of 0. Chains that hold a recent
+ * context_tree_query result are deferred so the model can read what it just recovered.
+ */
+
+import { QUERY_TOOL_NAME } from "./custom-types.js";
+import { occurrenceKey, parseOccurrenceKey, resultTimestampOf } from "./occurrence-key.js";
+import type { ChainRange } from "./prune-types.js";
+import type { AgentMessage, ToolResultMessage } from "./session-types.js";
+
+/** Closed chains with at least one middle call that are not yet compressed, in input order. */
+export function compressionCandidates(chains: readonly ChainRange[], isCompressed: (start: number) => boolean): ChainRange[] {
+  return chains.filter(
+    (chain) =>
+      chain.finalAssistantTimestamp !== null &&
+      chain.middleToolCallIds.length > 0 &&
+      !isCompressed(chain.startUserTimestamp),
+  );
+}
+
+/** All but the newest `rollingWindow` candidates, minus chains in recovery grace (window counted first). */
+export function selectEligible(
+  chains: readonly ChainRange[],
+  rollingWindow: number,
+  isCompressed: (start: number) => boolean,
+  graceKeys: ReadonlySet<string> = new Set(),
+): ChainRange[] {
+  const candidates = compressionCandidates(chains, isCompressed);
+  const window = Number.isFinite(rollingWindow) ? Math.max(0, Math.floor(rollingWindow)) : 0;
+  const older = candidates.slice(0, Math.max(0, candidates.length - window));
+  if (graceKeys.size === 0) return older;
+  return older.filter((chain) => !inGrace(chain, graceKeys));
+}
+
+function inGrace(chain: ChainRange, graceKeys: ReadonlySet<string>): boolean {
+  const keys = chain.middleOccurrenceKeys.length > 0 ? chain.middleOccurrenceKeys : chain.middleToolCallIds;
+  for (const key of keys) {
+    if (graceKeys.has(key)) return true;
+    // A grace entry without a timestamp matches any occurrence of that bare id.
+    if (graceKeys.has(parseOccurrenceKey(key).toolCallId)) return true;
+  }
+  return false;
+}
+
+/**
+ * Occurrence keys of context_tree_query results no older than `graceTurns` user messages.
+ * Age = user messages in the array minus user messages at or before the result.
+ */
+export function recoveryGraceKeys(messages: readonly AgentMessage[], graceTurns: number): Set<string> {
+  const keys = new Set<string>();
+  if (!(graceTurns > 0)) return keys;
+  const usersBefore: number[] = [];
+  let users = 0;
+  for (const message of messages) {
+    if (message.role === "user") users++;
+    usersBefore.push(users);
+  }
+  messages.forEach((message, index) => {
+    if (message.role !== "toolResult") return;
+    const result = message as ToolResultMessage;
+    if (result.toolName !== QUERY_TOOL_NAME || !result.toolCallId) return;
+    if (users - usersBefore[index]! <= graceTurns) {
+      keys.add(occurrenceKey(result.toolCallId, resultTimestampOf(result.timestamp)));
+    }
+  });
+  return keys;
+}

@@ -1,0 +1,138 @@
+/**
+ * The active branch of a session tree and the messages on it.
+ * Pure functions over entries already in memory. The leaf is the last entry in file order
+ * (as pi picks it on load); the branch is the parentId walk from there to the root.
+ * Message objects of `message` entries are returned as-is (same identity, never cloned), so
+ * callers can map results back to entries.
+ */
+import type {
+  AgentMessage,
+  BranchSummaryEntry,
+  CompactionEntry,
+  CustomMessageEntry,
+  MessageEntry,
+  SessionEntry,
+} from "./session-types.js";
+
+/** Why a parentId walk stopped before reaching a root (an entry whose parentId is null). */
+export interface BranchBreak {
+  /** "cycle": the parent is already on the branch; "missing-parent": no entry has that id. */
+  reason: "cycle" | "missing-parent";
+  /** Id of the entry whose parent could not be followed. */
+  entryId: string;
+  /** The parentId that could not be followed. */
+  parentId: string;
+}
+
+/** Result of walking a branch. */
+export interface BranchWalk {
+  /** Entries from the (reached) root to the leaf. */
+  entries: SessionEntry[];
+  /** Set when the walk stopped early; `entries` then starts at the last reachable entry. */
+  broken: BranchBreak | null;
+}
+
+/**
+ * Walks from `leafId` (default: the last entry in file order) to the root.
+ * Stray `session` lines are ignored and duplicate ids resolve to the last entry, as in pi.
+ */
+export function walkBranch(entries: readonly SessionEntry[], leafId?: string): BranchWalk {
+  const byId = new Map<string, SessionEntry>();
+  let last: SessionEntry | undefined;
+  for (const entry of entries) {
+    if (entry.type === "session") continue;
+    byId.set(entry.id, entry);
+    last = entry;
+  }
+  const path: SessionEntry[] = [];
+  const onPath = new Set<SessionEntry>();
+  let current = leafId === undefined ? last : byId.get(leafId);
+  while (current !== undefined) {
+    path.push(current);
+    onPath.add(current);
+    const parentId = current.parentId;
+    if (parentId === null) return { entries: path.reverse(), broken: null };
+    const parent = byId.get(parentId);
+    if (parent === undefined || onPath.has(parent)) {
+      // pi's own walk would loop forever on a cycle; we stop and say why.
+      const reason = parent === undefined ? "missing-parent" : "cycle";
+      return { entries: path.reverse(), broken: { reason, entryId: current.id, parentId } };
+    }
+    current = parent;
+  }
+  return { entries: path.reverse(), broken: null };
+}
+
+/** Entries root→leaf of the active branch; `onBreak` hears why a walk stopped early. */
+export function buildBranch(
+  entries: readonly SessionEntry[],
+  onBreak?: (problem: BranchBreak) => void,
+): SessionEntry[] {
+  const walk = walkBranch(entries);
+  if (walk.broken !== null) onBreak?.(walk.broken);
+  return walk.entries;
+}
+
+/** The `message` objects of `message` entries, in branch order (input of chain detection). */
+export function branchMessages(branch: readonly SessionEntry[]): AgentMessage[] {
+  const messages: AgentMessage[] = [];
+  for (const entry of branch) {
+    if (entry.type === "message") messages.push((entry as MessageEntry).message);
+  }
+  return messages;
+}
+
+/**
+ * What pi's buildSessionContext sends to the model for this branch: with a compaction, its
+ * summary first, then entries from firstKeptEntryId up to the compaction, then later ones.
+ */
+export function contextMessages(branch: readonly SessionEntry[]): AgentMessage[] {
+  let compactionIndex = -1;
+  branch.forEach((entry, i) => {
+    if (entry.type === "compaction") compactionIndex = i;
+  });
+  const messages: AgentMessage[] = [];
+  if (compactionIndex === -1) {
+    for (const entry of branch) pushContextMessage(messages, entry);
+    return messages;
+  }
+  const compaction = branch[compactionIndex] as CompactionEntry;
+  messages.push({
+    role: "compactionSummary",
+    summary: compaction.summary,
+    tokensBefore: compaction.tokensBefore,
+    timestamp: msOf(compaction.timestamp),
+  });
+  // Kept entries start at firstKeptEntryId; an id not on the branch keeps nothing (as pi).
+  const firstKept = branch.findIndex((e, i) => i < compactionIndex && e.id === compaction.firstKeptEntryId);
+  if (firstKept !== -1) {
+    for (let i = firstKept; i < compactionIndex; i++) pushContextMessage(messages, branch[i]!);
+  }
+  for (let i = compactionIndex + 1; i < branch.length; i++) pushContextMessage(messages, branch[i]!);
+  return messages;
+}
+
+/** Adds the model-visible message of one entry, if it has one. */
+function pushContextMessage(messages: AgentMessage[], entry: SessionEntry): void {
+  if (entry.type === "message") {
+    messages.push((entry as MessageEntry).message);
+  } else if (entry.type === "custom_message") {
+    const e = entry as CustomMessageEntry;
+    messages.push({
+      role: "custom",
+      customType: e.customType,
+      content: e.content,
+      display: e.display,
+      details: e.details,
+      timestamp: msOf(e.timestamp),
+    } as AgentMessage);
+  } else if (entry.type === "branch_summary" && (entry as BranchSummaryEntry).summary) {
+    const e = entry as BranchSummaryEntry;
+    messages.push({ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: msOf(e.timestamp) });
+  }
+}
+
+/** ISO timestamp → epoch ms, as pi converts entry timestamps for derived messages. */
+function msOf(timestamp: string): number {
+  return new Date(timestamp).getTime();
+}

@@ -1,0 +1,268 @@
+/**
+ * Writes to an existing session file without ever leaving it half-written.
+ * - SessionAppender adds entries at the end: one write(2) per line on an O_APPEND fd, fsync
+ *   before resolving, and on failure the file is cut back to its size before the append.
+ * - migrateFileInPlace rewrites a version-1/2 file as version 3 through an atomic
+ *   temp-file-and-rename, so pi finds it already migrated and never rewrites it itself.
+ * Both refuse to work on a file whose size changed since it was read: someone else wrote it,
+ * and our idea of the leaf (or of the content) would be stale.
+ */
+import { constants } from "node:fs";
+import { open, stat, type FileHandle } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import type { CustomEntry, SessionEntry } from "../core/session-types.js";
+import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
+import { writeFileAtomic, writeFully } from "./atomic-write.js";
+import type { LoadedSession } from "./read-session.js";
+import { SessionFileError } from "./session-errors.js";
+
+export interface AppenderOptions {
+  /** Clock in epoch ms for entry timestamps (default Date.now). */
+  now?: () => number;
+  /** Source of 8-hex entry ids (default crypto.randomBytes); retried until unused. */
+  randomId?: () => string;
+  /** Cut off an incomplete last line (see LoadedSession.truncatedTail) instead of refusing. */
+  dropTruncatedTail?: boolean;
+}
+
+/** Appends entries to one session file; open with SessionAppender.open. */
+export class SessionAppender {
+  private handle: FileHandle | null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private needsNewline: boolean;
+  private currentLeaf: string | null;
+
+  private constructor(
+    private readonly file: string,
+    handle: FileHandle,
+    private size: number,
+    private readonly knownIds: Set<string>,
+    private readonly options: AppenderOptions,
+    needsNewline: boolean,
+  ) {
+    this.handle = handle;
+    this.needsNewline = needsNewline;
+    this.currentLeaf = lastEntryId(knownIds);
+  }
+
+  /** Opens `loaded.file` for appending; the leaf is the session's last entry. */
+  static async open(loaded: LoadedSession, options: AppenderOptions = {}): Promise<SessionAppender> {
+    if (loaded.originalVersion < CURRENT_SESSION_VERSION) {
+      // pi would re-id every entry of an old file on load, ours included: migrate it first.
+      throw new SessionFileError("io", loaded.file, `session file is version ${loaded.originalVersion}; run migrateFileInPlace before appending`);
+    }
+    const tail = loaded.truncatedTail;
+    if (tail !== null && options.dropTruncatedTail !== true) {
+      throw new SessionFileError("truncated-last-line", loaded.file, "last line is incomplete; refusing to append after it", tail.line);
+    }
+    const handle = await openForAppend(loaded.file);
+    try {
+      await checkSize(handle, loaded.file, loaded.byteLength);
+      // The partial line starts right after a "\n", so cutting there leaves a clean end.
+      if (tail !== null) await handle.truncate(tail.byteOffset);
+      if (tail !== null) await handle.sync();
+    } catch (error) {
+      await handle.close();
+      throw asIoError(error, loaded.file, "cannot prepare the file for appending");
+    }
+    const size = tail === null ? loaded.byteLength : tail.byteOffset;
+    const needsNewline = tail === null && loaded.missingFinalNewline;
+    return new SessionAppender(loaded.file, handle, size, idsInOrder(loaded.entries), options, needsNewline);
+  }
+
+  /** Id of the entry the next append will hang under (null for an empty session). */
+  get leafId(): string | null {
+    return this.currentLeaf;
+  }
+
+  /** Appends a pi `custom` entry under the current leaf; it becomes the new leaf. */
+  appendCustom(customType: string, data: unknown): Promise<CustomEntry> {
+    return this.enqueue(async () => {
+      // Key order is what pi's appendCustomEntry writes.
+      const entry = {
+        type: "custom",
+        customType,
+        data,
+        id: this.newId(),
+        parentId: this.currentLeaf,
+        timestamp: new Date((this.options.now ?? Date.now)()).toISOString(),
+      } as CustomEntry;
+      await this.writeLine(JSON.stringify(entry));
+      this.adopt(entry.id);
+      return entry;
+    });
+  }
+
+  /** Appends one line as given (no "\n" inside); an `id` in it becomes the new leaf. */
+  appendRawLine(line: string): Promise<void> {
+    return this.enqueue(async () => {
+      if (line.includes("\n")) throw new SessionFileError("io", this.file, "a raw line must not contain a newline");
+      await this.writeLine(line);
+      const id = idOfLine(line);
+      if (id !== undefined) this.adopt(id);
+    });
+  }
+
+  /** Waits for pending appends, then closes the file. */
+  close(): Promise<void> {
+    return this.enqueue(async () => {
+      const handle = this.handle;
+      this.handle = null;
+      await handle?.close();
+    });
+  }
+
+  /** Appends run one at a time so each sees the previous one's leaf and size. */
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(task);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async writeLine(line: string): Promise<void> {
+    const handle = this.handle;
+    if (handle === null) throw new SessionFileError("io", this.file, "appender is closed");
+    await checkSize(handle, this.file, this.size);
+    const bytes = Buffer.from(`${this.needsNewline ? "\n" : ""}${line}\n`, "utf8");
+    try {
+      await writeFully(handle, bytes);
+      await handle.sync();
+    } catch (error) {
+      // A failed append must not leave a half line that would corrupt every later one.
+      const restored = await handle.truncate(this.size).then(() => true, () => false);
+      const what = restored ? "append failed; file restored" : "append failed and the file could NOT be restored";
+      throw asIoError(error, this.file, what);
+    }
+    this.size += bytes.length;
+    this.needsNewline = false;
+  }
+
+  private adopt(id: string): void {
+    this.knownIds.add(id);
+    this.currentLeaf = id;
+  }
+
+  private newId(): string {
+    const randomId = this.options.randomId ?? (() => randomBytes(4).toString("hex"));
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const id = randomId();
+      if (!this.knownIds.has(id)) return id;
+    }
+    throw new SessionFileError("duplicate-id", this.file, "could not find an unused entry id");
+  }
+}
+
+async function openForAppend(file: string): Promise<FileHandle> {
+  try {
+    // No O_CREAT: appending to a session that vanished must fail, not start a headerless file.
+    return await open(file, constants.O_WRONLY | constants.O_APPEND);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new SessionFileError("not-found", file, "no such file", undefined, error);
+    }
+    throw asIoError(error, file, "cannot open for appending");
+  }
+}
+
+async function checkSize(handle: FileHandle, file: string, expected: number): Promise<void> {
+  const { size } = await handle.stat();
+  if (size !== expected) {
+    throw new SessionFileError("io", file, `file changed since it was read (expected ${expected} bytes, found ${size})`);
+  }
+}
+
+function asIoError(error: unknown, file: string, what: string): SessionFileError {
+  if (error instanceof SessionFileError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new SessionFileError("io", file, `${what}: ${reason}`, undefined, error);
+}
+
+/** Ids in file order (a Set keeps insertion order); stray `session` lines have none. */
+function idsInOrder(entries: readonly SessionEntry[]): Set<string> {
+  const ids = new Set<string>();
+  for (const entry of entries) {
+    if (entry.type === "session") continue;
+    // Re-inserting moves a duplicate id to the end, so the last entry stays last (pi's leaf).
+    ids.delete(entry.id);
+    ids.add(entry.id);
+  }
+  return ids;
+}
+
+function lastEntryId(ids: Set<string>): string | null {
+  let last: string | null = null;
+  for (const id of ids) last = id;
+  return last;
+}
+
+function idOfLine(line: string): string | undefined {
+  try {
+    const value = JSON.parse(line) as unknown;
+    const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface MigrateFileOptions {
+  /** Leave out an incomplete last line (pi drops it too when it rewrites) instead of refusing. */
+  dropTruncatedTail?: boolean;
+  /** Leave out lines skipped as malformed (LoadedSession.skippedLines; pi drops them too). */
+  dropMalformedLines?: boolean;
+}
+
+/**
+ * Rewrites a version-1/2 session file as version 3 (the entries readSession already migrated
+ * in memory), atomically and keeping the file's mode. Returns the session as now on disk
+ * (same header and entry objects, new line numbers and size), or `loaded` itself when the
+ * file already was version 3; `warnings` still describe the file as it was read.
+ * Nobody else may write the file meanwhile.
+ */
+export async function migrateFileInPlace(loaded: LoadedSession, options: MigrateFileOptions = {}): Promise<LoadedSession> {
+  if (loaded.originalVersion >= CURRENT_SESSION_VERSION) return loaded;
+  const tail = loaded.truncatedTail;
+  if (tail !== null && options.dropTruncatedTail !== true) {
+    throw new SessionFileError("truncated-last-line", loaded.file, "last line is incomplete; refusing to rewrite the file", tail.line);
+  }
+  const skipped = loaded.skippedLines[0];
+  if (skipped !== undefined && options.dropMalformedLines !== true) {
+    throw new SessionFileError("malformed-line", loaded.file, "malformed line would be lost; refusing to rewrite the file", skipped);
+  }
+  const counter = { bytes: 0 };
+  try {
+    const before = await stat(loaded.file);
+    if (before.size !== loaded.byteLength) {
+      throw new SessionFileError("io", loaded.file, `file changed since it was read (expected ${loaded.byteLength} bytes, found ${before.size})`);
+    }
+    // Only root can (and must) hand the new file back to its owner.
+    const owner = process.getuid?.() === 0 ? { uid: before.uid, gid: before.gid } : undefined;
+    await writeFileAtomic(loaded.file, serialize(loaded, counter), { mode: before.mode & 0o7777, owner });
+  } catch (error) {
+    throw asIoError(error, loaded.file, "cannot rewrite the migrated session");
+  }
+  return rewrittenSession(loaded, counter.bytes);
+}
+
+/** One Buffer per line, so the file is never held as one string. */
+function* serialize(loaded: LoadedSession, counter: { bytes: number }): Generator<Buffer> {
+  for (const value of [loaded.header, ...loaded.entries]) {
+    const line = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
+    counter.bytes += line.length;
+    yield line;
+  }
+}
+
+function rewrittenSession(loaded: LoadedSession, byteLength: number): LoadedSession {
+  const lineByEntry = new Map<SessionEntry, number>();
+  loaded.entries.forEach((entry, i) => lineByEntry.set(entry, i + 2));
+  return {
+    ...loaded,
+    lineOf: (entry) => lineByEntry.get(entry),
+    originalVersion: CURRENT_SESSION_VERSION,
+    byteLength,
+    truncatedTail: null,
+    missingFinalNewline: false,
+    skippedLines: [],
+  };
+}

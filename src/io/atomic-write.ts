@@ -1,0 +1,85 @@
+/**
+ * Replaces a file atomically: content goes to a temp file in the same folder, is fsynced,
+ * then renamed over the target and the folder is fsynced. A crash leaves either the old file
+ * or the new one, never a mix; a failed write leaves the old file untouched and no temp file.
+ * Content is written chunk by chunk, so callers can stream large files.
+ */
+import { randomBytes } from "node:crypto";
+import { open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+export interface AtomicWriteOptions {
+  /** Permission bits of the new file (default 0o644); applied with chmod, so umask does not apply. */
+  mode?: number;
+  /** Owner to give the new file (e.g. to keep a user's file theirs when running as root). */
+  owner?: { uid: number; gid: number };
+}
+
+/** Small chunks are batched into writes of about this size. */
+const BATCH_BYTES = 1024 * 1024;
+
+/** Writes `chunks` to `path` atomically. */
+export async function writeFileAtomic(
+  path: string,
+  chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const tempPath = join(dirname(path), `.${basename(path)}.chainpress-tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const handle = await open(tempPath, "wx", 0o600);
+  try {
+    await writeBatched(handle, chunks);
+    await handle.chmod(options.mode ?? 0o644);
+    if (options.owner !== undefined) await handle.chown(options.owner.uid, options.owner.gid);
+    await handle.sync();
+    await handle.close();
+    await rename(tempPath, path);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(tempPath).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
+
+async function writeBatched(
+  handle: FileHandle,
+  chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
+): Promise<void> {
+  let batch: Uint8Array[] = [];
+  let batchLength = 0;
+  for await (const chunk of chunks) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    batch.push(bytes);
+    batchLength += bytes.length;
+    if (batchLength >= BATCH_BYTES) {
+      await writeFully(handle, Buffer.concat(batch, batchLength));
+      batch = [];
+      batchLength = 0;
+    }
+  }
+  if (batchLength > 0) await writeFully(handle, Buffer.concat(batch, batchLength));
+}
+
+/** write(2) may write less than asked; keep going until every byte is out. */
+export async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    if (bytesWritten === 0) throw new Error("write(2) made no progress");
+    offset += bytesWritten;
+  }
+}
+
+/** Makes the rename durable. Some platforms cannot fsync a folder; that is not an error there. */
+async function syncDirectory(folder: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(folder, "r");
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EISDIR" && code !== "EINVAL" && code !== "EPERM") throw error;
+  } finally {
+    await handle?.close();
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Reading a spilled tool output back (reference §5 "Recovery"): the file at the record's
+ * persisted `spillPath` (never re-derived), checked against what was recorded when it was
+ * written. Failures are returned as values, not thrown: a missing or damaged spill file is an
+ * expected condition the query tool reports, not a crash.
+ */
+
+import { readFile } from "node:fs/promises";
+import { digestMatches, type Hasher } from "../core/digest.js";
+import type { ToolCallRecord } from "../core/prune-types.js";
+
+/** Why a spilled body could not be returned. */
+export type SpillFailureReason =
+  /** No spill path, or no file at it. */
+  | "missing"
+  /** The file exists but its bytes differ from the recorded length, digest, or are not UTF-8. */
+  | "corrupt"
+  /** The file exists but could not be read (permissions, a directory, I/O error). */
+  | "unreadable";
+
+export type SpillReadResult =
+  | { ok: true; /** The full output. */ text: string }
+  | { ok: false; reason: SpillFailureReason; /** Human-readable cause, naming the path. */ detail: string };
+
+// fatal: a damaged file must not decode to U+FFFD silently; ignoreBOM: keep a leading U+FEFF
+// that was part of the output.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function failure(reason: SpillFailureReason, detail: string): SpillReadResult {
+  return { ok: false, reason, detail };
+}
+
+function readFailure(path: string, error: unknown): SpillReadResult {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === "ENOENT" || code === "ENOTDIR") return failure("missing", `spill file not found: ${path}`);
+  return failure("unreadable", `cannot read spill file ${path}: ${message}`);
+}
+
+/** Byte length and digest are checked before decoding, so a damaged file is never shown as the output. */
+function verify(record: ToolCallRecord, path: string, bytes: Uint8Array, hasher: Hasher): SpillReadResult {
+  if (typeof record.spillBytes === "number" && bytes.length !== record.spillBytes) {
+    return failure("corrupt", `spill file ${path} has ${bytes.length} bytes, expected ${record.spillBytes}`);
+  }
+  if (record.spillDigest !== undefined && !digestMatches(hasher, record.spillDigest, bytes)) {
+    return failure("corrupt", `spill file ${path} does not match its recorded digest ${record.spillDigest}`);
+  }
+  try {
+    return { ok: true, text: decoder.decode(bytes) };
+  } catch {
+    return failure("corrupt", `spill file ${path} is not valid UTF-8`);
+  }
+}
+
+/** The verified full output of a spilled record. */
+export async function readSpilledBody(record: ToolCallRecord, hasher: Hasher): Promise<SpillReadResult> {
+  const path = record.spillPath;
+  if (!path) return failure("missing", `record ${record.toolCallId} has no spill path`);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    return readFailure(path, error);
+  }
+  return verify(record, path, bytes, hasher);
+}
+
+/** The full output of any record: inline text, or the verified spill file. */
+export async function resolveRecordBody(record: ToolCallRecord, hasher: Hasher): Promise<SpillReadResult> {
+  if (!record.spillPath) return { ok: true, text: record.resultText };
+  return readSpilledBody(record, hasher);
+}

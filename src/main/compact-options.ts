@@ -1,0 +1,35 @@
+/** Settings of one compaction, with pi-condense's defaults. */
+
+import {
+  COMPACT_ROLLING_WINDOW,
+  DEFAULT_PROTECTED_PATHS,
+  DEFAULT_PROTECTED_TOOLS,
+  DEFAULT_RECOVERY_GRACE_TURNS,
+  DEFAULT_SPILL_PREVIEW_BYTES,
+  DEFAULT_SPILL_THRESHOLD,
+} from "../core/defaults.js";
+
+export interface CompactOptions {
+  /** Newest closed chains kept as they are (0 = `/pruner compact`). */
+  rollingWindow: number;
+  protectedTools: readonly string[];
+  protectedPaths: readonly string[];
+  spillThreshold: number;
+  spillPreviewBytes: number;
+  recoveryGraceTurns: number;
+  /** Compute everything, write nothing to the session or its blob folder. */
+  dryRun: boolean;
+  /** Drop an incomplete last line (a crashed writer) before appending; the caller keeps a backup. */
+  dropTruncatedTail: boolean;
+}
+
+export const DEFAULT_COMPACT_OPTIONS: CompactOptions = {
+  rollingWindow: COMPACT_ROLLING_WINDOW,
+  protectedTools: DEFAULT_PROTECTED_TOOLS,
+  protectedPaths: DEFAULT_PROTECTED_PATHS,
+  spillThreshold: DEFAULT_SPILL_THRESHOLD,
+  spillPreviewBytes: DEFAULT_SPILL_PREVIEW_BYTES,
+  recoveryGraceTurns: DEFAULT_RECOVERY_GRACE_TURNS,
+  dryRun: false,
+  dropTruncatedTail: false,
+};

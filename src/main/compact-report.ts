@@ -1,0 +1,85 @@
+/** The report of one compaction: what happened, what it saved, where the time went. */
+
+import { CHARS_PER_TOKEN } from "../core/defaults.js";
+import type { ChainRange, ChainSkip, DiagnosticKind } from "../core/prune-types.js";
+import type { CompressEligibleResult } from "./compress-eligible.js";
+import type { ContextSize } from "./context-size.js";
+import type { DiagnosticSink } from "./diagnostic-sink.js";
+import type { SessionModel } from "./session-model.js";
+
+export interface CompactReport {
+  file: string;
+  sessionId: string;
+  /** True when a version-1/2 file was first rewritten as version 3. */
+  migrated: boolean;
+  dryRun: boolean;
+  chains: { detected: number; closed: number; interrupted: number };
+  /** Block ids written in this run, in chain order. */
+  compressed: string[];
+  /** Compressed chains that took the deterministic path. */
+  deterministic: number;
+  skipped: { total: number; byReason: Record<string, number>; chains: ChainSkip[] };
+  recordsArchived: number;
+  spilledFiles: number;
+  spilledBytes: number;
+  archivedChars: number;
+  appendedEntries: number;
+  context: { beforeChars: number; afterChars: number; beforeTokens: number; afterTokens: number };
+  diagnostics: Record<DiagnosticKind, number>;
+  warnings: string[];
+  wallMs: number;
+  /** Milliseconds per stage (worker stages summed over threads). */
+  stageMs: Record<string, number>;
+}
+
+export interface ReportInput {
+  model: SessionModel;
+  chains: readonly ChainRange[];
+  result: CompressEligibleResult;
+  before: ContextSize;
+  after: ContextSize;
+  migrated: boolean;
+  dryRun: boolean;
+  diagnostics: DiagnosticSink;
+  wallMs: number;
+}
+
+export function tokensOf(chars: number): number {
+  return Math.round(chars / CHARS_PER_TOKEN);
+}
+
+export function buildCompactReport(input: ReportInput): CompactReport {
+  const { result, model } = input;
+  const byReason: Record<string, number> = {};
+  for (const skip of result.skipped) byReason[skip.reason] = (byReason[skip.reason] ?? 0) + 1;
+  const closed = input.chains.filter((c) => c.finalAssistantTimestamp !== null).length;
+  return {
+    file: model.loaded.file,
+    sessionId: model.loaded.header.id,
+    migrated: input.migrated,
+    dryRun: input.dryRun,
+    chains: { detected: input.chains.length, closed, interrupted: input.chains.length - closed },
+    compressed: result.compressedEntries.map((e) => e.blockId),
+    deterministic: result.compressedEntries.filter((e) => e.bodySource === "deterministic").length,
+    skipped: { total: result.skipped.length, byReason, chains: result.skipped },
+    recordsArchived: result.stats.recordsArchived,
+    spilledFiles: result.stats.spilledFiles,
+    spilledBytes: result.stats.spilledBytes,
+    archivedChars: result.stats.archivedChars,
+    appendedEntries: result.stats.appendedEntries,
+    context: {
+      beforeChars: input.before.chars,
+      afterChars: input.after.chars,
+      beforeTokens: tokensOf(input.before.chars),
+      afterTokens: tokensOf(input.after.chars),
+    },
+    diagnostics: { ...input.diagnostics.counters },
+    warnings: [
+      ...model.loaded.warnings.map((w) => w.message),
+      ...model.reconstructWarnings.map((w) => `entry ${w.entryId}: ${w.message}`),
+      ...input.diagnostics.failures,
+    ],
+    wallMs: input.wallMs,
+    stageMs: { ...result.stats.stageMs },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The main job: compact one session file in place (what `/pruner compact` does), returning a
+ * report. Reads and reconstructs, migrates a version-1/2 file first (atomically), then runs
+ * compressEligible with a durable appender. A dry run does the same work against an in-memory
+ * appender and a throw-away blob folder, so the input is never touched.
+ */
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { detectChains } from "../core/detect-chains.js";
+import { makeProtectionPredicate } from "../core/protection.js";
+import type { ChainRange } from "../core/prune-types.js";
+import { recoveryGraceKeys } from "../core/select-eligible.js";
+import { SessionAppender, migrateFileInPlace } from "../io/append-session.js";
+import { readSession } from "../io/read-session.js";
+import { spillModesFor } from "../io/write-spill.js";
+import type { SpillSettings, TaskFault } from "../workers/chain-task.js";
+import type { AppendEntry } from "./append-entry.js";
+import type { ChainRunner } from "./chain-runner.js";
+import { DEFAULT_COMPACT_OPTIONS, type CompactOptions } from "./compact-options.js";
+import { buildCompactReport, type CompactReport } from "./compact-report.js";
+import { compressEligible, type ChainProgress } from "./compress-eligible.js";
+import { measureContext } from "./context-size.js";
+import { DiagnosticSink } from "./diagnostic-sink.js";
+import { modelOf, type SessionModel } from "./session-model.js";
+
+export interface CompactSessionParams {
+  file: string;
+  runner: ChainRunner;
+  options?: Partial<CompactOptions>;
+  onProgress?: (progress: ChainProgress) => void;
+  /** Test-only fault injection, per chain. */
+  faultFor?: (chain: ChainRange) => TaskFault | undefined;
+}
+
+export async function compactSession(params: CompactSessionParams): Promise<CompactReport> {
+  const started = performance.now();
+  const options = { ...DEFAULT_COMPACT_OPTIONS, ...params.options };
+  let loaded = await readSession(params.file);
+  const migrated = !options.dryRun && loaded.originalVersion < 3;
+  if (migrated) loaded = await migrateFileInPlace(loaded, { dropTruncatedTail: options.dropTruncatedTail });
+  const model = modelOf(loaded);
+  const before = measureContext(model);
+  const isProtected = makeProtectionPredicate(options);
+  const chains = detectChains(model.messages, isProtected);
+  const writer = await openWriter(model, options);
+  try {
+    const diagnostics = new DiagnosticSink(writer.append);
+    const result = await compressEligible({
+      messages: model.messages,
+      chains,
+      state: model.state,
+      rollingWindow: options.rollingWindow,
+      graceKeys: recoveryGraceKeys(model.messages, options.recoveryGraceTurns),
+      append: writer.append,
+      diagnostics,
+      spill: spillSettings(model, options, writer.blobDir),
+      runner: params.runner,
+      ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
+      ...(params.faultFor ? { faultFor: params.faultFor } : {}),
+    });
+    const after = measureContext(model);
+    return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, wallMs: performance.now() - started });
+  } finally {
+    await writer.close();
+  }
+}
+
+interface Writer {
+  append: AppendEntry;
+  /** Entries appended in this run (for the after-context measure). */
+  appendedEntries: Array<{ customType: string; data: unknown }>;
+  blobDir: string;
+  close(): Promise<void>;
+}
+
+async function openWriter(model: SessionModel, options: CompactOptions): Promise<Writer> {
+  const appendedEntries: Writer["appendedEntries"] = [];
+  if (options.dryRun) {
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-dry-run-"));
+    return {
+      append: async (customType, data) => void appendedEntries.push({ customType, data }),
+      appendedEntries,
+      blobDir: scratch,
+      close: async () => fs.rmSync(scratch, { recursive: true, force: true }),
+    };
+  }
+  const appender = await SessionAppender.open(model.loaded, { dropTruncatedTail: options.dropTruncatedTail });
+  return {
+    append: async (customType, data) => {
+      await appender.appendCustom(customType, data);
+      appendedEntries.push({ customType, data });
+    },
+    appendedEntries,
+    blobDir: model.blobDir,
+    close: () => appender.close(),
+  };
+}
+
+function spillSettings(model: SessionModel, options: CompactOptions, blobDir: string): SpillSettings {
+  const mode = fs.statSync(model.loaded.file).mode;
+  return { blobDir, threshold: options.spillThreshold, previewBytes: options.spillPreviewBytes, ...spillModesFor(mode) };
+}

@@ -1,0 +1,57 @@
+/** Counters and per-stage timings of one compressEligible pass (the "where does time go" report). */
+
+import { performance } from "node:perf_hooks";
+import type { ChainTaskResult, TaskTimings } from "../workers/chain-task.js";
+import type { AppendEntry } from "./append-entry.js";
+
+/** Stages measured on the main thread. */
+export type MainStage = "plan" | "encode" | "append";
+
+export class CompressStats {
+  recordsArchived = 0;
+  spilledFiles = 0;
+  spilledBytes = 0;
+  archivedChars = 0;
+  appendedEntries = 0;
+  /** Milliseconds per stage; worker stages are summed over tasks (CPU time across threads). */
+  readonly stageMs: Record<MainStage | keyof TaskTimings, number> = {
+    plan: 0,
+    encode: 0,
+    append: 0,
+    decode: 0,
+    extract: 0,
+    hash: 0,
+    spill: 0,
+    body: 0,
+  };
+
+  time<T>(stage: MainStage, work: () => T): T {
+    const start = performance.now();
+    try {
+      return work();
+    } finally {
+      this.stageMs[stage] += performance.now() - start;
+    }
+  }
+
+  /** Wrap an appender so its time and count are recorded. */
+  timedAppend(append: AppendEntry): AppendEntry {
+    return async (customType, data) => {
+      const start = performance.now();
+      try {
+        await append(customType, data);
+        this.appendedEntries++;
+      } finally {
+        this.stageMs.append += performance.now() - start;
+      }
+    };
+  }
+
+  addTask(result: ChainTaskResult): void {
+    this.recordsArchived += result.records.length;
+    this.spilledFiles += result.spilledFiles;
+    this.spilledBytes += result.spilledBytes;
+    this.archivedChars += result.archivedChars;
+    for (const [stage, ms] of Object.entries(result.timings) as Array<[keyof TaskTimings, number]>) this.stageMs[stage] += ms;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Size of what the model would see for a session: pi's context messages after chainpress's
+ * rendering, measured as JSON characters (upstream estimates tokens as chars / 4).
+ */
+
+import { pruneMessages } from "../core/render/prune-messages.js";
+import { contextMessages } from "../core/session-tree.js";
+import type { AgentMessage } from "../core/session-types.js";
+import type { SessionModel } from "./session-model.js";
+
+export interface ContextSize {
+  messages: number;
+  chars: number;
+}
+
+/** Render the model's context with the model's current state. */
+export function renderContext(model: SessionModel): AgentMessage[] {
+  return pruneMessages(contextMessages(model.branch), model.state, {}).messages;
+}
+
+export function measureContext(model: SessionModel): ContextSize {
+  const messages = renderContext(model);
+  let chars = 0;
+  // Per message, so a 200 MB session never becomes one giant string.
+  for (const message of messages) chars += JSON.stringify(message).length;
+  return { messages: messages.length, chars };
+}

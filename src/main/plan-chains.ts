@@ -1,0 +1,91 @@
+/**
+ * Planning, on the main thread and in chain order: decide each eligible chain's path (covered,
+ * deterministic, skip), resolve its span, pick the outputs it will archive and reserve its `t<N>`
+ * refs and `b<N>` id. Reserving here, before any worker runs, gives the numbering a serial run
+ * would give whatever order the workers finish in.
+ */
+
+import { buildDeterministicBody, type BodyRecord } from "../core/deterministic-body.js";
+import { plannedKeys } from "../core/extract-records.js";
+import type { PruneState } from "../core/prune-state.js";
+import type { ChainRange, DiagnosticReport } from "../core/prune-types.js";
+import type { AgentMessage } from "../core/session-types.js";
+import type { SpanIndex } from "../core/span-index.js";
+
+interface PlanBase {
+  chain: ChainRange;
+  /** Middle occurrence keys, or bare ids for chains without results. */
+  lookupKeys: string[];
+}
+
+/** A per-batch summary covers the chain: upstream's unchanged covered path. */
+export interface CoveredPlan extends PlanBase {
+  kind: "covered";
+  blockId: string;
+}
+
+/** No coverage: archive the planned outputs (possibly none, on a retry) and write a deterministic body. */
+export interface DeterministicPlan extends PlanBase {
+  kind: "deterministic";
+  blockId: string;
+  /** Messages strictly inside the span. */
+  inner: AgentMessage[];
+  plannedKeys: string[];
+  reservedRefs: string[];
+  /** Members archived by an earlier attempt (retry discriminator). */
+  indexed: BodyRecord[];
+  /** toolRefs the entry will carry once the reserved refs are registered. */
+  toolRefs: string[];
+}
+
+/** Nothing to archive and nothing archived: fail-closed skip, with a diagnostic unless fully protected. */
+export interface SkipPlan extends PlanBase {
+  kind: "skip";
+  diagnostic?: DiagnosticReport;
+}
+
+export type ChainPlan = CoveredPlan | DeterministicPlan | SkipPlan;
+
+export function planChains(
+  eligible: readonly ChainRange[],
+  messages: readonly AgentMessage[],
+  spans: SpanIndex,
+  state: PruneState,
+): ChainPlan[] {
+  // Outputs claimed by earlier chains of this pass count as archived, as in a serial run.
+  const claimed = new Set<string>();
+  return eligible.map((chain) => planOne(chain, messages, spans, state, claimed));
+}
+
+function planOne(chain: ChainRange, messages: readonly AgentMessage[], spans: SpanIndex, state: PruneState, claimed: Set<string>): ChainPlan {
+  const lookupKeys = chain.middleOccurrenceKeys.length > 0 ? chain.middleOccurrenceKeys : chain.middleToolCallIds;
+  if (state.hasSummaryCovering(lookupKeys)) return { kind: "covered", chain, lookupKeys, blockId: state.reserveBlockId() };
+  const span = spans.resolve(chain);
+  const inner = span ? messages.slice(span.startIndex + 1, span.endIndex) : [];
+  const indexed = lookupKeys.flatMap((key) => state.records.get(key) ?? []);
+  const keys = plannedKeys(inner, new Set(chain.protectedToolCallIds), (key) => state.isIndexed(key) || claimed.has(key));
+  if (keys.length === 0 && indexed.length === 0) return skipPlan(chain, lookupKeys);
+  for (const key of keys) claimed.add(key);
+  const reservedRefs = state.reserveRefs(keys.length);
+  const fresh = new Map(keys.map((key, i) => [key, reservedRefs[i]!]));
+  const toolRefs = lookupKeys.flatMap((key) => fresh.get(key) ?? state.refByKey.get(key) ?? []);
+  const blockId = state.reserveBlockId();
+  return { kind: "deterministic", chain, lookupKeys, blockId, inner, plannedKeys: keys, reservedRefs, indexed, toolRefs };
+}
+
+function skipPlan(chain: ChainRange, lookupKeys: string[]): SkipPlan {
+  const protectedIds = new Set(chain.protectedToolCallIds);
+  const fullyProtected = chain.middleToolCallIds.length > 0 && chain.middleToolCallIds.every((id) => protectedIds.has(id));
+  if (fullyProtected) return { kind: "skip", chain, lookupKeys };
+  const diagnostic: DiagnosticReport = {
+    kind: "backfill-empty",
+    dedupKey: String(chain.startUserTimestamp),
+    detail: `middles=${chain.middleToolCallIds.length}`,
+  };
+  return { kind: "skip", chain, lookupKeys, diagnostic };
+}
+
+/** The body of a retry that archives nothing new: composed on the main thread from the index. */
+export function retryBody(plan: DeterministicPlan): string {
+  return buildDeterministicBody(plan.indexed, plan.toolRefs);
+}

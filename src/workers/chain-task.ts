@@ -1,0 +1,59 @@
+/**
+ * The unit of work sent to a worker: one uncovered chain. The main thread has already resolved
+ * the span, chosen which outputs to archive and reserved their refs, so the worker's result is
+ * the same whichever worker runs it, or whether it runs inline.
+ */
+
+import type { BodyRecord } from "../core/deterministic-body.js";
+import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
+import type { SpillTarget } from "../io/write-spill.js";
+
+export interface SpillSettings extends SpillTarget {
+  /** Outputs of at least this many UTF-16 units are spilled. */
+  threshold: number;
+  /** UTF-8 bytes kept inline as the preview. */
+  previewBytes: number;
+}
+
+/** Test-only fault to inject inside the worker. */
+export type TaskFault = "throw" | "exit";
+
+export interface ChainTask {
+  /** startUserTimestamp of the chain (for error messages). */
+  chainStart: number;
+  /** msgpackr encoding of the messages strictly inside the span. */
+  encodedSlice: Uint8Array;
+  protectedIds: string[];
+  /** Occurrence keys to archive, in span order (planned on the main thread). */
+  plannedKeys: string[];
+  /** Reserved `t<N>`, one per planned key. */
+  reservedRefs: string[];
+  /** Records of chain members archived earlier (a retry after a partial failure). */
+  indexedRecords: BodyRecord[];
+  /** The chain entry's toolRefs, as they will be once this chain's refs are registered. */
+  toolRefs: string[];
+  spill: SpillSettings;
+  fault?: TaskFault;
+}
+
+/** Per-stage wall time inside the task, in milliseconds. */
+export interface TaskTimings {
+  decode: number;
+  extract: number;
+  hash: number;
+  spill: number;
+  body: number;
+}
+
+export interface ChainTaskResult {
+  /** Fresh records in planned order; spilled ones carry spill fields and an empty resultText. */
+  records: ToolCallRecord[];
+  refs: SummaryToolCallRef[];
+  /** The deterministic body (rangeSummaryText). */
+  body: string;
+  spilledFiles: number;
+  spilledBytes: number;
+  /** UTF-16 units of output archived (before spilling). */
+  archivedChars: number;
+  timings: TaskTimings;
+}

@@ -1,0 +1,104 @@
+/**
+ * Worker-count independence, idempotence and bounded in-flight work of compressEligible,
+ * with the real piscina pool.
+ */
+
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
+import { compressFile } from "./helpers/compress-harness.js";
+import { calls, SessionBuilder } from "./helpers/session-builder.js";
+
+/** Eight chains with mixed sizes, reused ids, one oversized output each few chains. */
+function mixedSession(): SessionBuilder {
+  const s = new SessionBuilder();
+  for (let c = 0; c < 8; c++) {
+    const spec = calls(`c${c}`, 3 + (c % 4), 200 + c * 50, c % 2 ? "read" : "bash");
+    if (c % 3 === 0) spec.push({ id: "reused", name: "bash", args: { command: "cat huge" }, output: `huge ${c} `.repeat(10000) });
+    s.chain(`task ${c} ünïcode ✓`, spec);
+  }
+  return s;
+}
+
+/** Appended lines with the fields that legitimately vary masked out. */
+function appendedMasked(file: string, headerLines: number): string[] {
+  return fs.readFileSync(file, "utf8").trim().split("\n").slice(headerLines).map((line) => {
+    const entry = JSON.parse(line);
+    entry.id = "<id>";
+    entry.parentId = "<parent>";
+    entry.timestamp = "<ts>";
+    if (entry.data?.compressedAt) entry.data.compressedAt = 0;
+    for (const record of entry.data?.toolCalls ?? []) if (record.spillPath) record.spillPath = path.basename(record.spillPath);
+    return JSON.stringify(entry);
+  });
+}
+
+function spillFiles(file: string): Record<string, string> {
+  const dir = path.join(path.dirname(file), `${new SessionBuilder().sessionId}-blobs`);
+  if (!fs.existsSync(dir)) return {};
+  return Object.fromEntries(fs.readdirSync(dir).sort().map((name) => [name, fs.readFileSync(path.join(dir, name), "utf8")]));
+}
+
+const runners: ChainRunner[] = [];
+afterAll(async () => {
+  await Promise.all(runners.map((r) => r.close()));
+});
+
+describe("determinism", () => {
+  it("0, 1, 2 and 4 workers append byte-identical lines and write identical spill files", async () => {
+    const builder = mixedSession();
+    const results = [];
+    for (const workers of [0, 1, 2, 4]) {
+      const runner = createChainRunner(workers);
+      runners.push(runner);
+      const file = builder.writeTemp();
+      const { result } = await compressFile(file, { runner });
+      expect(result.compressedEntries).toHaveLength(8);
+      results.push({ lines: appendedMasked(file, builder.lines.length), spills: spillFiles(file) });
+    }
+    expect(Object.keys(results[0]!.spills)).toHaveLength(3);
+    for (const other of results.slice(1)) {
+      expect(other.lines).toEqual(results[0]!.lines);
+      expect(other.spills).toEqual(results[0]!.spills);
+    }
+  });
+
+  it("a second compaction appends nothing and reports every chain as already compressed", async () => {
+    const file = mixedSession().writeTemp();
+    await compressFile(file, { workers: 0 });
+    const after = fs.readFileSync(file);
+    const second = await compressFile(file, { workers: 0 });
+    expect(second.result.compressedEntries).toEqual([]);
+    expect(second.result.skipped.map((s) => s.reason)).toEqual(Array(8).fill("already-compressed"));
+    expect(fs.readFileSync(file)).toEqual(after);
+  });
+});
+
+describe("bounded memory", () => {
+  it("never has more chains in flight than the window allows", async () => {
+    const s = new SessionBuilder();
+    for (let c = 0; c < 12; c++) s.chain(`t${c}`, calls(`w${c}`, 2));
+    const file = s.writeTemp();
+    const inner = createChainRunner(0);
+    let inFlight = 0;
+    let peak = 0;
+    const runner: ChainRunner = {
+      workers: 2,
+      run: async (task) => {
+        peak = Math.max(peak, ++inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        try {
+          return await inner.run(task);
+        } finally {
+          inFlight--;
+        }
+      },
+      close: async () => undefined,
+    };
+    const { result } = await compressFile(file, { runner, maxInFlight: 3 });
+    expect(result.compressedEntries).toHaveLength(12);
+    expect(peak).toBeGreaterThan(1);
+    expect(peak).toBeLessThanOrEqual(3);
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * Runs compressEligible on a real session file the way `chainpress compact` does, with hooks to
+ * fail appends or inject worker faults. Everything goes through the real reader, appender and
+ * (when workers > 0) the real piscina pool.
+ */
+
+import fs from "node:fs";
+import { detectChains } from "../../src/core/detect-chains.js";
+import { makeProtectionPredicate } from "../../src/core/protection.js";
+import type { ChainRange } from "../../src/core/prune-types.js";
+import { SessionAppender } from "../../src/io/append-session.js";
+import { spillModesFor } from "../../src/io/write-spill.js";
+import type { AppendEntry } from "../../src/main/append-entry.js";
+import { createChainRunner, type ChainRunner } from "../../src/main/chain-runner.js";
+import { compressEligible, type CompressEligibleResult } from "../../src/main/compress-eligible.js";
+import { DiagnosticSink } from "../../src/main/diagnostic-sink.js";
+import { loadSessionModel, type SessionModel } from "../../src/main/session-model.js";
+import type { TaskFault } from "../../src/workers/chain-task.js";
+
+export interface HarnessOptions {
+  workers?: number;
+  runner?: ChainRunner;
+  rollingWindow?: number;
+  protectedTools?: string[];
+  protectedPaths?: string[];
+  spillThreshold?: number;
+  /** Wrap the durable appender (to make some appends fail). */
+  wrapAppend?: (append: AppendEntry) => AppendEntry;
+  faultFor?: (chain: ChainRange) => TaskFault | undefined;
+  maxInFlight?: number;
+  diagnostics?: DiagnosticSink;
+}
+
+export interface HarnessRun {
+  model: SessionModel;
+  result: CompressEligibleResult;
+  diagnostics: DiagnosticSink;
+}
+
+export async function compressFile(file: string, options: HarnessOptions = {}): Promise<HarnessRun> {
+  const model = await loadSessionModel(file);
+  const isProtected = makeProtectionPredicate({ protectedTools: options.protectedTools ?? [], protectedPaths: options.protectedPaths ?? ["**/skills/**/*.md"] });
+  const appender = await SessionAppender.open(model.loaded);
+  const durable: AppendEntry = async (customType, data) => void (await appender.appendCustom(customType, data));
+  const append = options.wrapAppend ? options.wrapAppend(durable) : durable;
+  const runner = options.runner ?? createChainRunner(options.workers ?? 0);
+  const diagnostics = options.diagnostics ?? new DiagnosticSink(append);
+  try {
+    const result = await compressEligible({
+      messages: model.messages,
+      chains: detectChains(model.messages, isProtected),
+      state: model.state,
+      rollingWindow: options.rollingWindow ?? 0,
+      append,
+      diagnostics,
+      spill: { blobDir: model.blobDir, threshold: options.spillThreshold ?? 65536, previewBytes: 2048, ...spillModesFor(fs.statSync(file).mode) },
+      runner,
+      now: () => 1_800_000_000_000,
+      ...(options.faultFor ? { faultFor: options.faultFor } : {}),
+      ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
+    });
+    return { model, result, diagnostics };
+  } finally {
+    await appender.close();
+    if (!options.runner) await runner.close();
+  }
+}
+
+/** An appender wrapper that throws for the n-th append of a customType (1-based). */
+export function failNth(customType: string, n: number): (append: AppendEntry) => AppendEntry {
+  let seen = 0;
+  return (append) => async (type, data) => {
+    if (type === customType && ++seen === n) throw new Error(`injected ${customType} append failure`);
+    await append(type, data);
+  };
+}

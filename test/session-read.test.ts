@@ -1,0 +1,324 @@
+// readSession on the real pi sessions and on broken files: what loads, what is refused, and
+// that reading never changes the file.
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildSessionContext, SessionManager } from "@mariozechner/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { branchMessages, buildBranch, contextMessages } from "../src/core/session-tree.js";
+import { readSession } from "../src/io/read-session.js";
+import { SessionFileError } from "../src/io/session-errors.js";
+
+const FIXTURES = "/work/shared/fixtures/real-pi-sessions";
+const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl", "session.jsonl"];
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "chainpress-read-"));
+  dirs.push(dir);
+  return dir;
+}
+
+function copyFixture(name: string): string {
+  const file = join(tempDir(), name);
+  copyFileSync(join(FIXTURES, name), file);
+  return file;
+}
+
+function writeTemp(name: string, content: string | Buffer): string {
+  const file = join(tempDir(), name);
+  writeFileSync(file, content);
+  return file;
+}
+
+function sha1(file: string): string {
+  return createHash("sha1").update(readFileSync(file)).digest("hex");
+}
+
+/** Parses the file the plain way (split on "\n", JSON.parse), skipping lines that do not parse. */
+function independentRead(file: string) {
+  const lines = readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "");
+  const parsed: Array<Record<string, any>> = [];
+  const bad: number[] = [];
+  for (const line of lines) {
+    try {
+      parsed.push(JSON.parse(line));
+    } catch {
+      bad.push(1);
+    }
+  }
+  return { nonBlank: lines.length, parsed, malformed: bad.length };
+}
+
+async function expectSessionError(file: string, code: string, line?: number): Promise<SessionFileError> {
+  const error = await readSession(file).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SessionFileError);
+  const sessionError = error as SessionFileError;
+  expect(sessionError.code).toBe(code);
+  expect(sessionError.file).toBe(file);
+  expect(sessionError.line).toBe(line);
+  expect(sessionError.message.startsWith(line === undefined ? `${file}: ` : `${file}:${line}: `)).toBe(true);
+  return sessionError;
+}
+
+const header = (extra = "") => `{"type":"session","version":3,"id":"s-1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"${extra}}`;
+const userLine = (id: string, parentId: string | null, text: string) =>
+  JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-01-01T00:00:01.000Z",
+    message: { role: "user", content: [{ type: "text", text }], timestamp: 1767225601000 },
+  });
+
+describe("real v1 sessions", () => {
+  it.each(REAL)("%s loads like pi loads it", async (name) => {
+    const file = copyFixture(name);
+    const before = sha1(file);
+    const plain = independentRead(file);
+    const loaded = await readSession(file, { malformedLines: "skip" });
+
+    expect(loaded.header.id).toBe(plain.parsed[0]!.id);
+    expect(loaded.originalVersion).toBe(1);
+    expect(loaded.header.version).toBe(3);
+    // Every non-blank line is the header, an entry, or a reported skipped line.
+    expect(loaded.entries.length).toBe(plain.nonBlank - 1 - plain.malformed);
+    expect(loaded.skippedLines.length).toBe(plain.malformed);
+    expect(loaded.byteLength).toBe(statSync(file).size);
+    expect(loaded.truncatedTail).toBeNull();
+    expect(loaded.missingFinalNewline).toBe(false);
+
+    let previous: string | null = null;
+    for (const entry of loaded.entries) {
+      expect(entry.id).toMatch(/^[0-9a-f]{8}$/);
+      expect(entry.parentId).toBe(previous);
+      previous = entry.id;
+    }
+    expect(new Set(loaded.entries.map((e) => e.id)).size).toBe(loaded.entries.length);
+
+    // v1 is linear: the branch is every entry, in order.
+    const branch = buildBranch(loaded.entries);
+    expect(branch).toEqual(loaded.entries);
+    expect(branch.every((entry, i) => entry === loaded.entries[i])).toBe(true);
+
+    const plainMessages = plain.parsed.filter((e) => e.type === "message");
+    const plainToolResults = plainMessages.filter((e) => e.message.role === "toolResult");
+    const messages = branchMessages(branch);
+    expect(messages.length).toBe(plainMessages.length);
+    expect(messages.filter((m) => m.role === "toolResult").length).toBe(plainToolResults.length);
+    expect(plainToolResults.length).toBeGreaterThan(100);
+
+    const piContext = buildSessionContext(loaded.entries as never).messages;
+    expect(contextMessages(branch)).toEqual(piContext);
+    expect(sha1(file)).toBe(before);
+  });
+
+  it.each(REAL)("%s: context equals what pi builds from its own load of the file", async (name) => {
+    const ours = await readSession(copyFixture(name), { malformedLines: "skip" });
+    // pi rewrites a v1 file when it opens it, so it gets its own copy.
+    const piFile = copyFixture(name);
+    const pi = SessionManager.open(piFile, tempDir());
+    expect(pi.getEntries().length).toBe(ours.entries.length);
+    expect(contextMessages(buildBranch(ours.entries))).toEqual(pi.buildSessionContext().messages);
+  });
+
+  it("reads the same ids twice (deterministic migration)", async () => {
+    const file = copyFixture("large-session.jsonl");
+    const a = await readSession(file);
+    const b = await readSession(file);
+    expect(a.entries.map((e) => e.id)).toEqual(b.entries.map((e) => e.id));
+  });
+
+  it("maps entries to their 1-based line numbers", async () => {
+    const loaded = await readSession(copyFixture("large-session.jsonl"));
+    expect(loaded.lineOf(loaded.entries[0]!)).toBe(2);
+    expect(loaded.lineOf(loaded.entries[99]!)).toBe(101);
+    expect(loaded.lineOf({ ...loaded.entries[0]! })).toBeUndefined();
+  });
+
+  it.each([
+    ["session.jsonl", 440],
+    ["compact.jsonl", 1013],
+  ])("%s has two entries glued on line %i: strict mode names it", async (name, line) => {
+    const file = copyFixture(name);
+    const before = sha1(file);
+    const error = await expectSessionError(file, "malformed-line", line);
+    expect(error.message).toContain("invalid JSON");
+    expect(sha1(file)).toBe(before);
+  });
+});
+
+describe("line splitting", () => {
+  it("gives the same result whatever the chunk size", async () => {
+    const file = copyFixture("session.jsonl");
+    const big = await readSession(file, { malformedLines: "skip" });
+    // 1000-byte chunks: most lines span two or more chunks.
+    const small = await readSession(file, { malformedLines: "skip", chunkBytes: 1000 });
+    expect(small.entries).toEqual(big.entries);
+    expect(small.entries.map((e) => small.lineOf(e))).toEqual(big.entries.map((e) => big.lineOf(e)));
+    expect(small.byteLength).toBe(big.byteLength);
+    expect(small.skippedLines).toEqual(big.skippedLines);
+  });
+
+  it("splits correctly with 1-byte and 3-byte chunks (multi-byte characters cut across chunks)", async () => {
+    const file = writeTemp("s.jsonl", `${header()}\n\n${userLine("a1", null, "héllo ✓ 😀")}\n${userLine("b2", "a1", "")}`);
+    const reference = await readSession(file);
+    for (const chunkBytes of [1, 3]) {
+      const loaded = await readSession(file, { chunkBytes });
+      expect(loaded.entries).toEqual(reference.entries);
+      expect(loaded.entries.map((e) => loaded.lineOf(e))).toEqual([3, 4]);
+      expect(loaded.missingFinalNewline).toBe(true);
+    }
+  });
+
+  it("splits only on \\n: U+2028, U+2029 and \\r stay inside lines", async () => {
+    const text = "a\u2028b\u2029c\rd";
+    const file = writeTemp("s.jsonl", `${header()}\r\n${userLine("a1", null, text)}\r\n`);
+    const loaded = await readSession(file);
+    expect(loaded.entries).toHaveLength(1);
+    expect(branchMessages(loaded.entries)[0]).toMatchObject({ content: [{ text }] });
+  });
+
+  it("skips blank lines but keeps counting them", async () => {
+    const file = writeTemp("s.jsonl", `${header()}\n\n   \n${userLine("a1", null, "x")}\n\n${userLine("b2", "a1", "y")}\n`);
+    const loaded = await readSession(file);
+    expect(loaded.entries.map((e) => loaded.lineOf(e))).toEqual([4, 6]);
+  });
+
+  it("accepts a byte-order mark before the header, as pi does", async () => {
+    const file = writeTemp("s.jsonl", `\uFEFF${header()}\n${userLine("a1", null, "x")}\n`);
+    expect((await readSession(file)).header.id).toBe("s-1");
+  });
+});
+
+describe("bad input", () => {
+  it("malformed middle line: error names file and line 3", async () => {
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n{"type":"message",\n${userLine("b2", "a1", "y")}\n`);
+    const before = sha1(file);
+    await expectSessionError(file, "malformed-line", 3);
+    expect(sha1(file)).toBe(before);
+  });
+
+  it("malformed middle line in skip mode: left out with a warning", async () => {
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n[1,2]\n${userLine("b2", "a1", "y")}\n`);
+    const loaded = await readSession(file, { malformedLines: "skip" });
+    expect(loaded.entries.map((e) => e.id)).toEqual(["a1", "b2"]);
+    expect(loaded.skippedLines).toEqual([3]);
+    expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["malformed-line", 3]]);
+  });
+
+  it("truncated last line: reported, not an error", async () => {
+    const full = `${header()}\n${userLine("a1", null, "x")}\n`;
+    const partial = `{"type":"message","id":"b2","par`;
+    const file = writeTemp("s.jsonl", full + partial);
+    const before = sha1(file);
+    const loaded = await readSession(file);
+    expect(loaded.entries.map((e) => e.id)).toEqual(["a1"]);
+    expect(loaded.truncatedTail).toEqual({ line: 3, byteOffset: Buffer.byteLength(full), bytes: partial.length });
+    expect(loaded.warnings).toHaveLength(1);
+    expect(loaded.warnings[0]).toMatchObject({ code: "truncated-last-line", line: 3, file });
+    expect(loaded.missingFinalNewline).toBe(false);
+    expect(sha1(file)).toBe(before);
+  });
+
+  it("truncated last line cut inside a multi-byte character is a truncated tail, not invalid UTF-8", async () => {
+    const partial = Buffer.from(`{"type":"message","text":"é`).subarray(0, -1);
+    const file = writeTemp("s.jsonl", Buffer.concat([Buffer.from(`${header()}\n${userLine("a1", null, "x")}\n`), partial]));
+    const loaded = await readSession(file);
+    expect(loaded.truncatedTail?.line).toBe(3);
+    expect(loaded.entries).toHaveLength(1);
+  });
+
+  it("last line without newline that parses is kept and flagged", async () => {
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}`);
+    const loaded = await readSession(file);
+    expect(loaded.entries.map((e) => e.id)).toEqual(["a1"]);
+    expect(loaded.missingFinalNewline).toBe(true);
+    expect(loaded.truncatedTail).toBeNull();
+  });
+
+  it("empty file", async () => {
+    const file = writeTemp("s.jsonl", "");
+    await expectSessionError(file, "empty");
+    expect(readFileSync(file).length).toBe(0);
+  });
+
+  it("file of blank lines counts as empty", async () => {
+    await expectSessionError(writeTemp("s.jsonl", "\n  \n\n"), "empty");
+  });
+
+  it("missing file", async () => {
+    await expectSessionError(join(tempDir(), "nope.jsonl"), "not-found");
+  });
+
+  it("a package.json is not a session", async () => {
+    const file = writeTemp("package.json", readFileSync("/work/main/package.json"));
+    const before = sha1(file);
+    await expectSessionError(file, "not-a-session", 1);
+    expect(sha1(file)).toBe(before);
+  });
+
+  it("a JSON line without a session header is not a session", async () => {
+    await expectSessionError(writeTemp("s.jsonl", `${userLine("a1", null, "x")}\n`), "not-a-session", 1);
+  });
+
+  it("invalid UTF-8 bytes: error names the line", async () => {
+    const bad = Buffer.concat([Buffer.from('{"type":"message","id":"b2","parentId":"a1","x":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]);
+    const file = writeTemp("s.jsonl", Buffer.concat([Buffer.from(`${header()}\n${userLine("a1", null, "x")}\n`), bad]));
+    const before = sha1(file);
+    await expectSessionError(file, "invalid-utf8", 3);
+    expect(sha1(file)).toBe(before);
+  });
+
+  it("a v3 entry without an id is malformed", async () => {
+    await expectSessionError(writeTemp("s.jsonl", `${header()}\n{"type":"message","parentId":null}\n`), "malformed-line", 2);
+  });
+
+  it("duplicate ids warn; both entries are kept", async () => {
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n${userLine("a1", null, "y")}\n`);
+    const loaded = await readSession(file);
+    expect(loaded.entries).toHaveLength(2);
+    expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["duplicate-id", 3]]);
+  });
+
+  it("a line over maxLineBytes is refused clearly", async () => {
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x".repeat(5000))}\n`);
+    const error = await readSession(file, { maxLineBytes: 1000, chunkBytes: 256 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SessionFileError);
+    expect(error).toMatchObject({ code: "line-too-long", line: 2 });
+  });
+
+  it("a 100 MB single-line message loads", async () => {
+    const size = 100 * 1024 * 1024;
+    // Built from buffers: JSON.stringify of a 100 MB string alone takes over a second.
+    const [open, close] = userLine("a1", null, "@").split("@") as [string, string];
+    const content = Buffer.concat([Buffer.from(`${header()}\n${open}`), Buffer.alloc(size, "x"), Buffer.from(`${close}\n`)]);
+    const file = writeTemp("big.jsonl", content);
+    const before = createHash("sha1").update(content).digest("hex");
+    const loaded = await readSession(file);
+    expect(loaded.entries).toHaveLength(1);
+    const message = branchMessages(loaded.entries)[0] as { content: Array<{ text: string }> };
+    expect(message.content[0]!.text.length).toBe(size);
+    expect(loaded.byteLength).toBe(content.length);
+    expect(sha1(file)).toBe(before);
+  });
+});
+
+describe("version 2 files", () => {
+  it("keeps ids and renames hookMessage to custom", async () => {
+    const hook = { type: "message", id: "h1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "hookMessage", customType: "t", content: "c", display: true, timestamp: 1 } };
+    const file = writeTemp("s.jsonl", `{"type":"session","version":2,"id":"s-2","timestamp":"t","cwd":"/p"}\n${JSON.stringify(hook)}\n`);
+    const loaded = await readSession(file);
+    expect(loaded.originalVersion).toBe(2);
+    expect(loaded.header.version).toBe(3);
+    expect(loaded.entries[0]).toMatchObject({ id: "h1", parentId: null, message: { role: "custom" } });
+  });
+});
