@@ -47,12 +47,15 @@ describe("zero-coverage chain", () => {
     expect(lines[6]).toBe("Refs: t1, t2, t3");
   });
 
-  it("persists one backfilled index entry per chain, before its chain entry", async () => {
+  it("persists one backfilled index entry per chain, before its chain entry (group commit layout)", async () => {
     const { s } = twoChainSession();
     const file = s.writeTemp();
     await compressFile(file);
     const appended = fs.readFileSync(file, "utf8").trim().split("\n").slice(s.lines.length).map((l) => JSON.parse(l));
-    expect(appended.map((l) => l.customType)).toEqual([CUSTOM_TYPE_INDEX, CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_INDEX, CUSTOM_TYPE_CHAIN]);
+    // One commit group: both index entries (one fsync), then both chain entries (one fsync).
+    expect(appended.map((l) => l.customType)).toEqual([CUSTOM_TYPE_INDEX, CUSTOM_TYPE_INDEX, CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_CHAIN]);
+    expect(appended[2].data.toolRefs).toEqual(appended[0].data.refs.map((r: any) => r.shortId));
+    expect(appended[3].data.toolRefs).toEqual(appended[1].data.refs.map((r: any) => r.shortId));
     const index = appended[0].data;
     expect(Object.keys(index)).toEqual(["toolCalls", "backfilled", "refs"]);
     expect(index.backfilled).toBe(true);

@@ -71,14 +71,20 @@ function replayIndex(state: PruneState, data: unknown): string | undefined {
   return skipped > 0 ? `${CUSTOM_TYPE_INDEX} entry: ${skipped} malformed record(s) skipped` : undefined;
 }
 
-/** A record needs a string id and name; other fields are normalised to what readers expect. */
+/**
+ * A record needs a string id and name. Odd fields are normalised on a copy: the entry objects may
+ * be pi's own live entries, which must never change under it.
+ */
 function asRecord(raw: unknown): ToolCallRecord | undefined {
   if (!isObject(raw) || typeof raw.toolCallId !== "string" || raw.toolCallId === "") return undefined;
   if (typeof raw.toolName !== "string") return undefined;
-  if (typeof raw.resultText !== "string") (raw as Record<string, unknown>).resultText = "";
-  const resultTimestamp = resultTimestampOf(raw.resultTimestamp);
-  if (resultTimestamp === undefined) delete (raw as Record<string, unknown>).resultTimestamp;
-  return raw as unknown as ToolCallRecord;
+  const badText = typeof raw.resultText !== "string";
+  const badTimestamp = "resultTimestamp" in raw && resultTimestampOf(raw.resultTimestamp) === undefined;
+  if (!badText && !badTimestamp) return raw as unknown as ToolCallRecord;
+  const copy: Record<string, unknown> = { ...raw };
+  if (badText) copy.resultText = "";
+  if (badTimestamp) delete copy.resultTimestamp;
+  return copy as unknown as ToolCallRecord;
 }
 
 function registerRawRef(state: PruneState, raw: unknown): void {

@@ -27,8 +27,9 @@ export function selectEligible(
   graceKeys: ReadonlySet<string> = new Set(),
 ): ChainRange[] {
   const candidates = compressionCandidates(chains, isCompressed);
-  const window = Number.isFinite(rollingWindow) ? Math.max(0, Math.floor(rollingWindow)) : 0;
-  const older = candidates.slice(0, Math.max(0, candidates.length - window));
+  // Upstream's exact expression: a NaN or infinite window selects nothing (fail-safe), a
+  // fractional one is truncated by slice().
+  const older = candidates.slice(0, Math.max(0, candidates.length - rollingWindow));
   if (graceKeys.size === 0) return older;
   return older.filter((chain) => !inGrace(chain, graceKeys));
 }

@@ -14,6 +14,8 @@ import type { CustomEntry, SessionEntry } from "../core/session-types.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
 import { writeFileAtomic, writeFully } from "./atomic-write.js";
 import type { LoadedSession } from "./read-session.js";
+import { CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
+import { crashPlanned, crashPoint } from "./crash-points.js";
 import { SessionFileError } from "./session-errors.js";
 
 export interface AppenderOptions {
@@ -59,8 +61,10 @@ export class SessionAppender {
     try {
       await checkSize(handle, loaded.file, loaded.byteLength);
       // The partial line starts right after a "\n", so cutting there leaves a clean end.
-      if (tail !== null) await handle.truncate(tail.byteOffset);
-      if (tail !== null) await handle.sync();
+      if (tail !== null) {
+        await handle.truncate(tail.byteOffset);
+        await handle.sync();
+      }
     } catch (error) {
       await handle.close();
       throw asIoError(error, loaded.file, "cannot prepare the file for appending");
@@ -75,8 +79,12 @@ export class SessionAppender {
     return this.currentLeaf;
   }
 
-  /** Appends a pi `custom` entry under the current leaf; it becomes the new leaf. */
-  appendCustom(customType: string, data: unknown): Promise<CustomEntry> {
+  /**
+   * Appends a pi `custom` entry under the current leaf; it becomes the new leaf. Durable when the
+   * promise resolves, unless `durable: false`: then only once a later `sync()` resolves (group
+   * commit: many lines, one fsync).
+   */
+  appendCustom(customType: string, data: unknown, { durable = true }: { durable?: boolean } = {}): Promise<CustomEntry> {
     return this.enqueue(async () => {
       // Key order is what pi's appendCustomEntry writes.
       const entry = {
@@ -87,9 +95,21 @@ export class SessionAppender {
         parentId: this.currentLeaf,
         timestamp: new Date((this.options.now ?? Date.now)()).toISOString(),
       } as CustomEntry;
-      await this.writeLine(JSON.stringify(entry));
+      await this.writeLine(JSON.stringify(entry), durable, customType === CUSTOM_TYPE_INDEX ? "index" : "other");
       this.adopt(entry.id);
       return entry;
+    });
+  }
+
+  /** Makes every line written so far durable (one fsync). */
+  sync(): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.handle === null) throw new SessionFileError("io", this.file, "appender is closed");
+      try {
+        await this.handle.sync();
+      } catch (error) {
+        throw asIoError(error, this.file, "fsync failed");
+      }
     });
   }
 
@@ -97,7 +117,7 @@ export class SessionAppender {
   appendRawLine(line: string): Promise<void> {
     return this.enqueue(async () => {
       if (line.includes("\n")) throw new SessionFileError("io", this.file, "a raw line must not contain a newline");
-      await this.writeLine(line);
+      await this.writeLine(line, true, "other");
       const id = idOfLine(line);
       if (id !== undefined) this.adopt(id);
     });
@@ -119,14 +139,15 @@ export class SessionAppender {
     return result;
   }
 
-  private async writeLine(line: string): Promise<void> {
+  private async writeLine(line: string, durable: boolean, kind: "index" | "other"): Promise<void> {
     const handle = this.handle;
     if (handle === null) throw new SessionFileError("io", this.file, "appender is closed");
     await checkSize(handle, this.file, this.size);
     const bytes = Buffer.from(`${this.needsNewline ? "\n" : ""}${line}\n`, "utf8");
+    if (kind === "index" && crashPlanned("index-append-partial")) await simulateTornWrite(handle, bytes);
     try {
       await writeFully(handle, bytes);
-      await handle.sync();
+      if (durable) await handle.sync();
     } catch (error) {
       // A failed append must not leave a half line that would corrupt every later one.
       const restored = await handle.truncate(this.size).then(() => true, () => false);
@@ -135,6 +156,7 @@ export class SessionAppender {
     }
     this.size += bytes.length;
     this.needsNewline = false;
+    if (kind === "index") crashPoint("index-appended");
   }
 
   private adopt(id: string): void {
@@ -265,4 +287,11 @@ function rewrittenSession(loaded: LoadedSession, byteLength: number): LoadedSess
     missingFinalNewline: false,
     skippedLines: [],
   };
+}
+
+/** Crash tests only: write the first half of a line, make it durable, then die there. */
+async function simulateTornWrite(handle: FileHandle, bytes: Buffer): Promise<void> {
+  await writeFully(handle, bytes.subarray(0, Math.floor(bytes.length / 2)));
+  await handle.sync();
+  crashPoint("index-append-partial");
 }

@@ -61,7 +61,7 @@ export interface LoadedSession {
   warnings: SessionWarning[];
   /** Set when the last line was cut off; that line is not in `entries`. */
   truncatedTail: TruncatedTail | null;
-  /** True when the last line parsed but has no trailing "\n" (appenders must add one first). */
+  /** True when the file does not end with "\n" and the tail is not truncated (appenders add one first). */
   missingFinalNewline: boolean;
   /** 1-based numbers of malformed lines left out (only with `malformedLines: "skip"`). */
   skippedLines: number[];
@@ -147,10 +147,9 @@ class SessionBuilder {
   private readonly lines: number[] = [];
   private readonly warnings: SessionWarning[] = [];
   private truncatedTail: TruncatedTail | null = null;
-  private missingFinalNewline = false;
+  private endsWithoutNewline = false;
   // fatal: invalid bytes must fail, not become U+FFFD that a rewrite would then persist.
   private readonly decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
   private readonly skippedLines: number[] = [];
 
   constructor(
@@ -159,21 +158,26 @@ class SessionBuilder {
   ) {}
 
   accept(raw: RawLine): void {
+    // Whatever this last line turns out to be, an appender must not glue onto it.
+    if (!raw.terminated) this.endsWithoutNewline = true;
     const text = this.decode(raw);
     if (text === undefined || text.trim() === "") return;
-    const value = this.parse(raw, text);
-    if (value === undefined) return;
+    const values = this.parse(raw, text);
+    if (values === undefined) return;
+    for (const value of values) this.acceptValue(value, raw.line);
+  }
+
+  private acceptValue(value: unknown, line: number): void {
     if (this.header === null) {
-      this.header = this.asHeader(value, raw.line);
+      this.header = this.asHeader(value, line);
       return;
     }
     if (!isRecord(value) || typeof value.type !== "string") {
-      this.malformed("not a session entry (no string `type`)", raw.line);
+      this.malformed("not a session entry (no string `type`)", line);
       return;
     }
     this.entries.push(value as RawEntry);
-    this.lines.push(raw.line);
-    if (!raw.terminated) this.missingFinalNewline = true;
+    this.lines.push(line);
   }
 
   /** Returns undefined when the line is a cut-off tail (already recorded). */
@@ -192,10 +196,16 @@ class SessionBuilder {
     return raw.line === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text;
   }
 
-  private parse(raw: RawLine, text: string): unknown {
+  /** The JSON value(s) of a line; undefined when the line is dropped (truncated or skipped). */
+  private parse(raw: RawLine, text: string): unknown[] | undefined {
     try {
-      return JSON.parse(text) as unknown;
+      return [JSON.parse(text) as unknown];
     } catch (error) {
+      const joined = raw.terminated && this.header !== null ? splitJoinedEntries(text) : undefined;
+      if (joined) {
+        this.warnings.push(sessionWarning("joined-entries", this.file, `line holds ${joined.length} entries written without a newline between them; all are kept`, raw.line));
+        return joined;
+      }
       if (this.header === null) {
         throw new SessionFileError("not-a-session", this.file, "first line is not JSON (no session header)", raw.line);
       }
@@ -203,7 +213,8 @@ class SessionBuilder {
       if (!(error instanceof SyntaxError)) {
         throw new SessionFileError("line-too-long", this.file, `cannot parse ${raw.bytes.length} bytes`, raw.line, error);
       }
-      return this.malformed(`invalid JSON: ${error.message}`, raw.line, error);
+      this.malformed(`invalid JSON: ${error.message}`, raw.line, error);
+      return undefined;
     }
   }
 
@@ -231,7 +242,7 @@ class SessionBuilder {
 
   finish(byteLength: number, idFactory: (sessionId: string) => IdFor): LoadedSession {
     const header = this.header;
-    if (header === null) throw new SessionFileError("empty", this.file, "file has no lines");
+    if (header === null) throw new SessionFileError("empty", this.file, "file is empty (no session header)");
     const originalVersion = sessionVersionOf(header);
     migrateEntries(header, this.entries, idFactory(header.id));
     const { entries, lines } = this.checkEntries();
@@ -246,7 +257,8 @@ class SessionBuilder {
       byteLength,
       warnings: this.warnings,
       truncatedTail: this.truncatedTail,
-      missingFinalNewline: this.missingFinalNewline,
+      // A truncated tail is cut off by whoever writes next, so no newline is missing then.
+      missingFinalNewline: this.endsWithoutNewline && this.truncatedTail === null,
       skippedLines: this.skippedLines,
     };
   }
@@ -279,4 +291,30 @@ class SessionBuilder {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Boundary between two entries that a writer put on one line. Inside a JSON string the quote would be escaped, so this cannot occur there. */
+const JOINED_BOUNDARY = '}{"type":';
+
+/**
+ * A line holding several complete entries back to back (a lost newline, seen in real pi
+ * sessions). pi drops such a line, losing every entry on it; we keep them all. Undefined unless
+ * every piece parses to an object.
+ */
+function splitJoinedEntries(text: string): unknown[] | undefined {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let at = text.indexOf(JOINED_BOUNDARY); at !== -1; at = text.indexOf(JOINED_BOUNDARY, at + 1)) {
+    pieces.push(text.slice(start, at + 1));
+    start = at + 1;
+  }
+  if (pieces.length === 0) return undefined;
+  pieces.push(text.slice(start));
+  try {
+    const values = pieces.map((piece) => JSON.parse(piece) as unknown);
+    return values.every(isRecord) ? values : undefined;
+  } catch {
+    // Not a clean concatenation: the caller reports the line as malformed.
+    return undefined;
+  }
 }

@@ -17,7 +17,7 @@ export type SessionErrorCode =
   | "io";
 
 /** Problems that do not stop a read; the session is still usable. */
-export type SessionWarningCode = "truncated-last-line" | "duplicate-id" | "extra-header" | "malformed-line";
+export type SessionWarningCode = "truncated-last-line" | "duplicate-id" | "extra-header" | "malformed-line" | "joined-entries";
 
 /** A non-fatal problem found while reading a session. */
 export interface SessionWarning {

@@ -42,8 +42,9 @@ export async function compactSession(params: CompactSessionParams): Promise<Comp
   const migrated = !options.dryRun && loaded.originalVersion < 3;
   if (migrated) loaded = await migrateFileInPlace(loaded, { dropTruncatedTail: options.dropTruncatedTail });
   const model = modelOf(loaded);
-  const before = measureContext(model);
   const isProtected = makeProtectionPredicate(options);
+  const renderOptions = { isProtected, recoveryGraceTurns: options.recoveryGraceTurns };
+  const before = measureContext(model, renderOptions);
   const chains = detectChains(model.messages, isProtected);
   const writer = await openWriter(model, options);
   try {
@@ -55,13 +56,14 @@ export async function compactSession(params: CompactSessionParams): Promise<Comp
       rollingWindow: options.rollingWindow,
       graceKeys: recoveryGraceKeys(model.messages, options.recoveryGraceTurns),
       append: writer.append,
+      sync: writer.sync,
       diagnostics,
       spill: spillSettings(model, options, writer.blobDir),
       runner: params.runner,
       ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
       ...(params.faultFor ? { faultFor: params.faultFor } : {}),
     });
-    const after = measureContext(model);
+    const after = measureContext(model, renderOptions);
     return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, wallMs: performance.now() - started });
   } finally {
     await writer.close();
@@ -69,7 +71,9 @@ export async function compactSession(params: CompactSessionParams): Promise<Comp
 }
 
 interface Writer {
+  /** Writes one entry; durable once `sync` resolves. */
   append: AppendEntry;
+  sync: () => Promise<void>;
   /** Entries appended in this run (for the after-context measure). */
   appendedEntries: Array<{ customType: string; data: unknown }>;
   blobDir: string;
@@ -82,6 +86,7 @@ async function openWriter(model: SessionModel, options: CompactOptions): Promise
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-dry-run-"));
     return {
       append: async (customType, data) => void appendedEntries.push({ customType, data }),
+      sync: async () => undefined,
       appendedEntries,
       blobDir: scratch,
       close: async () => fs.rmSync(scratch, { recursive: true, force: true }),
@@ -90,9 +95,10 @@ async function openWriter(model: SessionModel, options: CompactOptions): Promise
   const appender = await SessionAppender.open(model.loaded, { dropTruncatedTail: options.dropTruncatedTail });
   return {
     append: async (customType, data) => {
-      await appender.appendCustom(customType, data);
+      await appender.appendCustom(customType, data, { durable: false });
       appendedEntries.push({ customType, data });
     },
+    sync: () => appender.sync(),
     appendedEntries,
     blobDir: model.blobDir,
     close: () => appender.close(),

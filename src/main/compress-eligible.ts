@@ -1,7 +1,7 @@
 /**
  * compressEligible: the orchestrator shared by `chainpress compact`, the benchmarks and the pi
  * extension's live flush. Plans on the main thread, runs uncovered chains on the worker pool with
- * a bounded number in flight, and commits strictly in chain order.
+ * a bounded number in flight, and commits strictly in chain order, in fixed-size groups.
  */
 
 import { pack } from "msgpackr";
@@ -13,10 +13,16 @@ import { SpanIndex } from "../core/span-index.js";
 import type { ChainTask, ChainTaskResult, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
-import { ChainCommitError, commitCovered, commitDeterministic, type CommitContext } from "./commit-chain.js";
+import { commitGroup, type CommitContext, type GroupItem } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { planChains, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
+
+/**
+ * Chains committed together (two fsyncs per group). Fixed, not derived from the worker count,
+ * so the session bytes are the same whatever the pool size.
+ */
+export const COMMIT_GROUP_SIZE = 16;
 
 export interface CompressEligibleDeps {
   /** The array chain detection ran on (with the closing message on the live path). */
@@ -27,12 +33,15 @@ export interface CompressEligibleDeps {
   rollingWindow: number;
   /** Recovery-grace occurrence keys (select-eligible.ts). */
   graceKeys?: ReadonlySet<string>;
+  /** Appends one entry. Durable when it resolves, unless `sync` is given. */
   append: AppendEntry;
+  /** With a `sync`, appends are durable only once it resolves: the orchestrator commits in groups. */
+  sync?: () => Promise<void>;
   diagnostics: DiagnosticSink;
   spill: SpillSettings;
   runner: ChainRunner;
   now?: () => number;
-  /** Chains dispatched but not yet committed; bounds memory (default: 2 × workers, at least 2). */
+  /** Chains dispatched but not yet committed; bounds memory (default: 2 × workers, at least one group). */
   maxInFlight?: number;
   /** Called after each chain's commit decision, in chain order. */
   onChainDone?: (progress: ChainProgress) => void;
@@ -61,21 +70,42 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   const eligible = selectEligible(deps.chains, deps.rollingWindow, (s) => state.isCompressed(s), deps.graceKeys);
   const stats = new CompressStats();
   const plans = stats.time("plan", () => planChains(eligible, deps.messages, new SpanIndex(deps.messages), state));
-  const compressedEntries: ChainCompressionEntry[] = [];
-  const ctx: CommitContext = { state, append: stats.timedAppend(deps.append), now: deps.now ?? Date.now };
-  const window = deps.maxInFlight ?? Math.max(2, deps.runner.workers * 2);
+  const ctx: CommitContext = {
+    state,
+    append: stats.timedAppend(deps.append),
+    sync: stats.timedSync(deps.sync ?? (async () => undefined)),
+    diagnostics: deps.diagnostics,
+    now: deps.now ?? Date.now,
+  };
+  // The group size must not depend on the worker count (see COMMIT_GROUP_SIZE).
+  const window = Math.max(deps.maxInFlight ?? Math.max(COMMIT_GROUP_SIZE, deps.runner.workers * 2), 1);
+  const groupSize = Math.min(COMMIT_GROUP_SIZE, window);
   const pending = new Map<number, Promise<TaskOutcome>>();
+  const compressedEntries: ChainCompressionEntry[] = [];
   let dispatched = 0;
-  for (let i = 0; i < plans.length; i++) {
-    while (dispatched < plans.length && dispatched < i + window) {
-      pending.set(dispatched, dispatch(deps, plans[dispatched]!, stats));
-      dispatched++;
+  for (let first = 0; first < plans.length; first += groupSize) {
+    const last = Math.min(first + groupSize, plans.length);
+    const items: GroupItem[] = [];
+    for (let i = first; i < last; i++) {
+      // Keep the pool busy: dispatch ahead, never more than `window` uncommitted chains.
+      while (dispatched < plans.length && dispatched < Math.max(i + 1, first + window)) {
+        pending.set(dispatched, dispatch(deps, plans[dispatched]!, stats));
+        dispatched++;
+      }
+      items.push(toItem(plans[i]!, await pending.get(i)!));
+      pending.delete(i);
     }
-    const outcome = await pending.get(i)!;
-    pending.delete(i);
-    const entry = await commitPlan(deps, ctx, plans[i]!, outcome, skipped, stats);
-    if (entry) compressedEntries.push(entry);
-    deps.onChainDone?.({ done: i + 1, total: plans.length, archivedChars: stats.archivedChars });
+    const outcomes = await commitGroup(ctx, items);
+    outcomes.forEach((outcome, k) => {
+      if (!outcome.entry) {
+        skipped.push({ startUserTimestamp: outcome.plan.chain.startUserTimestamp, reason: "no-summary", cause: outcome.failure! });
+        return;
+      }
+      compressedEntries.push(outcome.entry);
+      const work = items[k]!.work;
+      if (work && "timings" in work) stats.addTask(work as ChainTaskResult);
+    });
+    deps.onChainDone?.({ done: last, total: plans.length, archivedChars: stats.archivedChars });
   }
   return { compressedEntries, skipped, stats };
 }
@@ -114,30 +144,9 @@ function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan): ChainTa
   return task;
 }
 
-async function commitPlan(
-  deps: CompressEligibleDeps,
-  ctx: CommitContext,
-  plan: ChainPlan,
-  outcome: TaskOutcome,
-  skipped: ChainSkip[],
-  stats: CompressStats,
-): Promise<ChainCompressionEntry | undefined> {
-  const start = plan.chain.startUserTimestamp;
-  try {
-    if (plan.kind === "skip") {
-      if (plan.diagnostic) await deps.diagnostics.report(plan.diagnostic);
-      skipped.push({ startUserTimestamp: start, reason: "no-summary", cause: plan.diagnostic ? "nothing to archive in the span" : "every call is protected" });
-      return undefined;
-    }
-    if (plan.kind === "covered") return await commitCovered(ctx, plan);
-    if (!outcome.ok) throw new ChainCommitError(start, "worker", outcome.error.message);
-    const result = outcome.result ?? { records: [], refs: [], body: retryBody(plan) };
-    const entry = await commitDeterministic(ctx, plan, result);
-    if (outcome.result) stats.addTask(outcome.result);
-    return entry;
-  } catch (error) {
-    // Fail-closed: this chain keeps its no-summary skip; the other chains go on.
-    skipped.push({ startUserTimestamp: start, reason: "no-summary", cause: (error as Error).message });
-    return undefined;
-  }
+function toItem(plan: ChainPlan, outcome: TaskOutcome): GroupItem {
+  if (plan.kind !== "deterministic") return { plan };
+  if (!outcome.ok) return { plan, failure: `worker failed: ${outcome.error.message}` };
+  if (!outcome.result) return { plan, work: { records: [], refs: [], body: retryBody(plan) } };
+  return { plan, work: outcome.result };
 }

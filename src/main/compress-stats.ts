@@ -47,6 +47,18 @@ export class CompressStats {
     };
   }
 
+  /** Wrap a sync (fsync) so its time counts as append time. */
+  timedSync(sync: () => Promise<void>): () => Promise<void> {
+    return async () => {
+      const start = performance.now();
+      try {
+        await sync();
+      } finally {
+        this.stageMs.append += performance.now() - start;
+      }
+    };
+  }
+
   addTask(result: ChainTaskResult): void {
     this.recordsArchived += result.records.length;
     this.spilledFiles += result.spilledFiles;

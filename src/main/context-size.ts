@@ -3,7 +3,7 @@
  * rendering, measured as JSON characters (upstream estimates tokens as chars / 4).
  */
 
-import { pruneMessages } from "../core/render/prune-messages.js";
+import { pruneMessages, type PruneOptions } from "../core/render/prune-messages.js";
 import { contextMessages } from "../core/session-tree.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { SessionModel } from "./session-model.js";
@@ -14,12 +14,12 @@ export interface ContextSize {
 }
 
 /** Render the model's context with the model's current state. */
-export function renderContext(model: SessionModel): AgentMessage[] {
-  return pruneMessages(contextMessages(model.branch), model.state, {}).messages;
+export function renderContext(model: SessionModel, options: PruneOptions = {}): AgentMessage[] {
+  return pruneMessages(contextMessages(model.branch), model.state, options).messages;
 }
 
-export function measureContext(model: SessionModel): ContextSize {
-  const messages = renderContext(model);
+export function measureContext(model: SessionModel, options: PruneOptions = {}): ContextSize {
+  const messages = renderContext(model, options);
   let chars = 0;
   // Per message, so a 200 MB session never becomes one giant string.
   for (const message of messages) chars += JSON.stringify(message).length;

@@ -41,7 +41,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
   const model = await loadSessionModel(file);
   const isProtected = makeProtectionPredicate({ protectedTools: options.protectedTools ?? [], protectedPaths: options.protectedPaths ?? ["**/skills/**/*.md"] });
   const appender = await SessionAppender.open(model.loaded);
-  const durable: AppendEntry = async (customType, data) => void (await appender.appendCustom(customType, data));
+  const durable: AppendEntry = async (customType, data) => void (await appender.appendCustom(customType, data, { durable: false }));
   const append = options.wrapAppend ? options.wrapAppend(durable) : durable;
   const runner = options.runner ?? createChainRunner(options.workers ?? 0);
   const diagnostics = options.diagnostics ?? new DiagnosticSink(append);
@@ -52,6 +52,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       state: model.state,
       rollingWindow: options.rollingWindow ?? 0,
       append,
+      sync: () => appender.sync(),
       diagnostics,
       spill: { blobDir: model.blobDir, threshold: options.spillThreshold ?? 65536, previewBytes: 2048, ...spillModesFor(fs.statSync(file).mode) },
       runner,

@@ -16,8 +16,8 @@ import type { AgentMessage, ContentPart, ToolResultMessage, UserMessage } from "
 import { SpanIndex } from "../span-index.js";
 
 export interface ChainRenderOptions {
-  /** The closing assistant keeps only its non-thinking blocks (upstream default: true). */
-  stripFinalAssistantThinking: boolean;
+  /** The closing assistant keeps only its non-thinking blocks (default true, as upstream). */
+  stripFinalAssistantThinking?: boolean;
 }
 
 export interface ChainRenderResult {
@@ -254,7 +254,7 @@ function emit(messages: AgentMessage[], plan: EmitPlan, options: ChainRenderOpti
       changed = true;
       return;
     }
-    const next = options.stripFinalAssistantThinking && plan.ends.has(index) ? withoutThinking(message) : message;
+    const next = options.stripFinalAssistantThinking !== false && plan.ends.has(index) ? withoutThinking(message) : message;
     if (next !== message) changed = true;
     out.push(next);
     const synthetic = plan.insertAfter.get(index);
@@ -267,7 +267,7 @@ function emit(messages: AgentMessage[], plan: EmitPlan, options: ChainRenderOpti
 }
 
 /** Apply every registered chain to the messages. */
-export function applyChainRanges(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions): ChainRenderResult {
+export function applyChainRanges(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions = {}): ChainRenderResult {
   const diagnostics: DiagnosticReport[] = [];
   if (state.chains.size === 0) return { messages, diagnostics };
   const ranges = planChainRanges(new SpanIndex(messages), state.chains.values(), diagnostics);

@@ -1,0 +1,128 @@
+/**
+ * Group commit, strictly in chain order. For a group of consecutive chains:
+ *   1. write every index entry, one fsync, then commit their records and refs in memory;
+ *   2. write every chain entry, one fsync, then register the chains in memory.
+ * Each chain entry is written only after its own index entry is durable, and memory changes only
+ * after the entries that record the change are durable (append-before-commit), at two fsyncs
+ * per group instead of two per chain. Any failure costs only the chains it touched: they keep
+ * their `no-summary` skip and the next pass converges.
+ */
+
+import { buildBackfilledIndexData, buildChainEntry } from "../core/chain-entry.js";
+import { CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
+import type { PruneState } from "../core/prune-state.js";
+import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
+import { crashPoint } from "../io/crash-points.js";
+import type { AppendEntry } from "./append-entry.js";
+import type { DiagnosticSink } from "./diagnostic-sink.js";
+import type { ChainPlan } from "./plan-chains.js";
+
+export interface CommitContext {
+  state: PruneState;
+  /** Writes one entry; durable once `sync` resolves. */
+  append: AppendEntry;
+  sync: () => Promise<void>;
+  diagnostics: DiagnosticSink;
+  now: () => number;
+}
+
+/** What a worker (or the retry path) produced for a deterministic chain. */
+export interface ChainWork {
+  records: ToolCallRecord[];
+  refs: SummaryToolCallRef[];
+  body: string;
+}
+
+export interface GroupItem {
+  plan: ChainPlan;
+  /** Deterministic plans: the work, or why there is none. */
+  work?: ChainWork;
+  failure?: string;
+}
+
+export interface GroupOutcome {
+  plan: ChainPlan;
+  entry?: ChainCompressionEntry;
+  /** Why the chain was not compressed (skip plans and failures). */
+  failure?: string;
+}
+
+export async function commitGroup(ctx: CommitContext, items: GroupItem[]): Promise<GroupOutcome[]> {
+  const slots = items.map((item): Slot => ({ ...item }));
+  await commitIndexEntries(ctx, slots);
+  await commitChainEntries(ctx, slots);
+  return slots.map(({ plan, entry, failure }) => (entry ? { plan, entry } : { plan, failure: failure ?? "not compressed" }));
+}
+
+interface Slot extends GroupItem {
+  pendingEntry?: ChainCompressionEntry;
+  entry?: ChainCompressionEntry;
+}
+
+async function commitIndexEntries(ctx: CommitContext, slots: Slot[]): Promise<void> {
+  const written = [];
+  for (const slot of slots) {
+    if (slot.failure || !slot.work || slot.work.records.length === 0) continue;
+    try {
+      await ctx.append(CUSTOM_TYPE_INDEX, buildBackfilledIndexData(slot.work.records, slot.work.refs));
+      written.push(slot);
+    } catch (error) {
+      slot.failure = `index append failed: ${(error as Error).message}`;
+    }
+  }
+  if (!(await syncOrFail(ctx, written, "index"))) return;
+  for (const slot of written) {
+    for (const record of slot.work!.records) ctx.state.indexRecord(record, { seedDedup: false });
+    for (const ref of slot.work!.refs) ctx.state.registerRef(ref);
+  }
+}
+
+async function commitChainEntries(ctx: CommitContext, slots: Slot[]): Promise<void> {
+  const written = [];
+  for (const slot of slots) {
+    if (slot.failure) continue;
+    if (slot.plan.kind === "skip") {
+      if (slot.plan.diagnostic) await ctx.diagnostics.report(slot.plan.diagnostic);
+      slot.failure = slot.plan.diagnostic ? "nothing to archive in the span" : "every call is protected";
+      continue;
+    }
+    try {
+      slot.pendingEntry = chainEntryFor(ctx, slot);
+      await ctx.append(CUSTOM_TYPE_CHAIN, slot.pendingEntry);
+      written.push(slot);
+    } catch (error) {
+      slot.failure = `chain entry not written: ${(error as Error).message}`;
+    }
+  }
+  if (!(await syncOrFail(ctx, written, "chain"))) return;
+  for (const slot of written) {
+    ctx.state.registerChain(slot.pendingEntry!);
+    slot.entry = slot.pendingEntry;
+    crashPoint("chain-appended");
+  }
+}
+
+function chainEntryFor(ctx: CommitContext, slot: Slot): ChainCompressionEntry {
+  const { plan } = slot;
+  if (plan.kind === "skip") throw new Error("skip plans have no entry");
+  const toolRefs = ctx.state.refsForKeys(plan.lookupKeys);
+  const base = { chain: plan.chain, blockId: plan.blockId, toolRefs, compressedAt: ctx.now() };
+  if (plan.kind === "covered") return buildChainEntry({ ...base, deterministic: false });
+  if (toolRefs.join(",") !== plan.toolRefs.join(",")) {
+    // The body already names plan.toolRefs; an entry that disagrees would mislead the model.
+    throw new Error(`refs changed during the pass (${plan.toolRefs.join(",")} → ${toolRefs.join(",")})`);
+  }
+  return buildChainEntry({ ...base, rangeSummaryText: slot.work!.body, deterministic: true });
+}
+
+/** One fsync for the group; if it fails, every entry written since is in doubt: fail them all. */
+async function syncOrFail(ctx: CommitContext, written: Slot[], what: string): Promise<boolean> {
+  if (written.length === 0) return true;
+  try {
+    await ctx.sync();
+    return true;
+  } catch (error) {
+    for (const slot of written) slot.failure = `${what} entry not durable: ${(error as Error).message}`;
+    return false;
+  }
+}
