@@ -15,6 +15,8 @@ import { SessionFileError } from "../src/io/session-errors.js";
 
 const FIXTURES = "/work/shared/fixtures/real-pi-sessions";
 const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl", "session.jsonl"];
+/** The line of each real session that holds two entries written without a newline between them. */
+const JOINED_LINE: Record<string, number | undefined> = { "session.jsonl": 440, "compact.jsonl": 1013 };
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -45,6 +47,31 @@ function withoutIds(line: string): string {
     if (typeof value[key] === "string") value[key] = "ID";
   }
   return JSON.stringify(value);
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The JSON texts of a line that is several objects written back to back, found without the
+ * reader's logic: cut at every "}{" where the text so far parses. Undefined unless all parse.
+ */
+function splitConcatenated(text: string): string[] | undefined {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let at = text.indexOf("}{"); at !== -1; at = text.indexOf("}{", at + 1)) {
+    if (!parses(text.slice(start, at + 1))) continue;
+    pieces.push(text.slice(start, at + 1));
+    start = at + 1;
+  }
+  const last = text.slice(start);
+  return pieces.length > 0 && parses(last) ? [...pieces, last] : undefined;
 }
 
 /** A small v1 session: header then entries without id/parentId. */
@@ -157,35 +184,65 @@ describe("migrateFileInPlace on real v1 sessions", () => {
     const dir = tempDir();
     const file = copyFixture(name, dir);
     chmodSync(file, 0o640);
-    const loaded = await readSession(file, { malformedLines: "skip" });
-    const migrated = await migrateFileInPlace(loaded, { dropMalformedLines: true });
+    // A joined line is no error and loses nothing, so neither skipping nor dropping is needed.
+    const loaded = await readSession(file);
+    expect(loaded.skippedLines).toEqual([]);
+    const joinedLine = JOINED_LINE[name];
+    const joined = loaded.entries.filter((e) => joinedLine !== undefined && loaded.lineOf(e) === joinedLine);
+    expect(joined).toHaveLength(joinedLine === undefined ? 0 : 2);
+    const migrated = await migrateFileInPlace(loaded);
 
     expect(statSync(file).mode & 0o7777).toBe(0o640);
     expect(readdirSync(dir)).toEqual([name]); // no temp file left behind
     expect(migrated.byteLength).toBe(statSync(file).size);
-    expect(migrated.lineOf(migrated.entries[0]!)).toBe(2);
+    // Every entry on its own line, the joined line's entries included.
+    expect(migrated.entries.map((e) => migrated.lineOf(e))).toEqual(migrated.entries.map((_, i) => i + 2));
 
     const reread = await readSession(file);
     expect(reread.originalVersion).toBe(3);
-    expect(reread.warnings).toEqual([]);
-    expect(reread.entries.map((e) => e.id)).toEqual(loaded.entries.map((e) => e.id));
+    expect(reread.warnings).toEqual([]); // the joined line is repaired
+    expect(reread.entries).toEqual(loaded.entries);
+    expect(reread.entries.map((e) => reread.lineOf(e))).toEqual(reread.entries.map((_, i) => i + 2));
+    const recoveredLines = joined.map((e) => loaded.entries.indexOf(e) + 2);
+    if (joinedLine !== undefined) expect(recoveredLines).toEqual([joinedLine, joinedLine + 1]);
 
     const bytes = sha1(file);
     const pi = SessionManager.open(file, dir);
     expect(sha1(file)).toBe(bytes); // pi would rewrite a file older than v3
+    // pi now sees the entries it would have lost on the original file.
     expect(pi.getEntries().length).toBe(loaded.entries.length);
+    expect(pi.getEntries().map((e) => e.id)).toEqual(loaded.entries.map((e) => e.id));
     expect(pi.getBranch().map((e) => e.id)).toEqual(buildBranch(loaded.entries).map((e) => e.id));
   });
 
   it.each(REAL)("%s: every migrated line has pi's key order and values (ids aside)", async (name) => {
     const file = copyFixture(name);
     const original = readFileSync(file, "utf8");
-    await migrateFileInPlace(await readSession(file, { malformedLines: "skip" }), { dropMalformedLines: true });
-    const piEntries = parseSessionEntries(original);
-    migrateSessionEntries(piEntries);
+    const loaded = await readSession(file);
+    await migrateFileInPlace(loaded);
     const ourLines = readFileSync(file, "utf8").split("\n");
     expect(ourLines.pop()).toBe("");
-    expect(ourLines.map(withoutIds)).toEqual(piEntries.map((e) => withoutIds(JSON.stringify(e))));
+
+    // Lines of the migrated file that hold the joined line's entries (pi loses them).
+    const joinedLine = JOINED_LINE[name];
+    const recovered = new Set(loaded.entries.flatMap((e, i) => (joinedLine !== undefined && loaded.lineOf(e) === joinedLine ? [i + 2] : [])));
+    expect(recovered.size).toBe(joinedLine === undefined ? 0 : 2);
+
+    // Every line pi's own migration has, we have, the same and in the same order.
+    const piEntries = parseSessionEntries(original);
+    migrateSessionEntries(piEntries);
+    const shared = ourLines.filter((_, i) => !recovered.has(i + 1));
+    expect(shared.map(withoutIds)).toEqual(piEntries.map((e) => withoutIds(JSON.stringify(e))));
+
+    // With the lost newline put back, pi's migration gives every one of our lines.
+    const repaired = original
+      .split("\n")
+      .map((line, i) => (i + 1 === joinedLine ? splitConcatenated(line)!.join("\n") : line))
+      .join("\n");
+    const piRepaired = parseSessionEntries(repaired);
+    migrateSessionEntries(piRepaired);
+    expect(piRepaired.length).toBe(piEntries.length + recovered.size);
+    expect(ourLines.map(withoutIds)).toEqual(piRepaired.map((e) => withoutIds(JSON.stringify(e))));
   });
 
   it("leaves a v3 file alone", async () => {
@@ -198,11 +255,22 @@ describe("migrateFileInPlace on real v1 sessions", () => {
   });
 
   it("refuses to drop a malformed line unless asked", async () => {
-    const file = copyFixture("session.jsonl");
+    const file = join(tempDir(), "session.jsonl");
+    const lines = readFileSync(join(FIXTURES, "session.jsonl"), "utf8").split("\n");
+    lines.splice(100, 0, '{"type":"message",'); // becomes line 101
+    writeFileSync(file, lines.join("\n"));
     const bytes = sha1(file);
     const loaded = await readSession(file, { malformedLines: "skip" });
-    await expect(migrateFileInPlace(loaded)).rejects.toMatchObject({ code: "malformed-line", line: 440 });
+    expect(loaded.skippedLines).toEqual([101]);
+    await expect(migrateFileInPlace(loaded)).rejects.toMatchObject({ code: "malformed-line", line: 101 });
     expect(sha1(file)).toBe(bytes);
+
+    // Asked to: only that line goes; the joined line's entries (now line 441) stay.
+    await migrateFileInPlace(loaded, { dropMalformedLines: true });
+    const reread = await readSession(file);
+    expect(reread.warnings).toEqual([]);
+    expect(reread.entries).toEqual(loaded.entries);
+    expect(loaded.entries.filter((e) => loaded.lineOf(e) === 441)).toHaveLength(2);
   });
 
   it("refuses when the file changed since it was read", async () => {

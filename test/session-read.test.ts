@@ -4,14 +4,17 @@ import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildSessionContext, SessionManager } from "@mariozechner/pi-coding-agent";
+import { buildSessionContext, migrateSessionEntries, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import type { SessionEntry } from "../src/core/session-types.js";
 import { branchMessages, buildBranch, contextMessages } from "../src/core/session-tree.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
 
 const FIXTURES = "/work/shared/fixtures/real-pi-sessions";
 const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl", "session.jsonl"];
+/** The line of each real session that holds two entries written without a newline between them. */
+const JOINED_LINE: Record<string, number | undefined> = { "session.jsonl": 440, "compact.jsonl": 1013 };
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -40,19 +43,80 @@ function sha1(file: string): string {
   return createHash("sha1").update(readFileSync(file)).digest("hex");
 }
 
-/** Parses the file the plain way (split on "\n", JSON.parse), skipping lines that do not parse. */
-function independentRead(file: string) {
-  const lines = readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "");
-  const parsed: Array<Record<string, any>> = [];
-  const bad: number[] = [];
-  for (const line of lines) {
-    try {
-      parsed.push(JSON.parse(line));
-    } catch {
-      bad.push(1);
-    }
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
-  return { nonBlank: lines.length, parsed, malformed: bad.length };
+}
+
+/**
+ * The JSON texts of a line that is several objects written back to back, found without the
+ * reader's logic: cut at every "}{" where the text so far parses. Undefined unless all parse.
+ */
+function splitConcatenated(text: string): string[] | undefined {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let at = text.indexOf("}{"); at !== -1; at = text.indexOf("}{", at + 1)) {
+    if (!parses(text.slice(start, at + 1))) continue;
+    pieces.push(text.slice(start, at + 1));
+    start = at + 1;
+  }
+  const last = text.slice(start);
+  return pieces.length > 0 && parses(last) ? [...pieces, last] : undefined;
+}
+
+/**
+ * Parses the file the plain way (split on "\n", JSON.parse). A line that does not parse but is
+ * whole objects back to back contributes them all (`joined`); any other is counted `malformed`.
+ */
+function independentRead(file: string) {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const parsed: Array<Record<string, any>> = [];
+  const joined: Array<{ line: number; pieces: number }> = [];
+  let nonBlank = 0;
+  let malformed = 0;
+  lines.forEach((text, i) => {
+    if (text.trim() === "") return;
+    nonBlank += 1;
+    if (parses(text)) {
+      parsed.push(JSON.parse(text));
+      return;
+    }
+    const pieces = splitConcatenated(text);
+    if (pieces === undefined) {
+      malformed += 1;
+      return;
+    }
+    joined.push({ line: i + 1, pieces: pieces.length });
+    parsed.push(...pieces.map((piece) => JSON.parse(piece)));
+  });
+  return { nonBlank, parsed, joined, malformed };
+}
+
+type Linked = { id?: unknown; parentId?: unknown; firstKeptEntryId?: unknown };
+
+/**
+ * Asserts that `ours` and `theirs` are the same entries in the same order, keys and key order
+ * included, up to a renaming of ids (v1 entries get their ids on load: ours are deterministic,
+ * pi's random). `aliases` maps ids of ours that have no counterpart in `theirs` to the id of
+ * ours whose counterpart stands in for them.
+ */
+function expectSameUpToIds(ours: readonly object[], theirs: readonly object[], aliases = new Map<string, string>()): void {
+  expect(ours.length).toBe(theirs.length);
+  const rename = new Map<unknown, unknown>();
+  ours.forEach((entry, i) => rename.set((entry as Linked).id, (theirs[i] as Linked).id));
+  const renamed = ours.map((entry) => {
+    const copy: Record<string, unknown> = { ...entry };
+    for (const key of ["id", "parentId", "firstKeptEntryId"]) {
+      const id = copy[key];
+      if (typeof id === "string") copy[key] = rename.get(aliases.get(id) ?? id) ?? `unmatched ${id}`;
+    }
+    return JSON.stringify(copy);
+  });
+  expect(renamed).toEqual(theirs.map((entry) => JSON.stringify(entry)));
 }
 
 async function expectSessionError(file: string, code: string, line?: number): Promise<SessionFileError> {
@@ -80,21 +144,29 @@ const userLine = (id: string, parentId: string | null, text: string) =>
   });
 
 describe("real v1 sessions", () => {
-  it.each(REAL)("%s loads like pi loads it", async (name) => {
+  it.each(REAL)("%s loads every entry (a joined line's included) as pi migrates them", async (name) => {
     const file = copyFixture(name);
     const before = sha1(file);
     const plain = independentRead(file);
     const loaded = await readSession(file, { malformedLines: "skip" });
+    const joinedLine = JOINED_LINE[name];
 
+    expect(plain.malformed).toBe(0);
+    expect(plain.joined).toEqual(joinedLine === undefined ? [] : [{ line: joinedLine, pieces: 2 }]);
     expect(loaded.header.id).toBe(plain.parsed[0]!.id);
     expect(loaded.originalVersion).toBe(1);
     expect(loaded.header.version).toBe(3);
-    // Every non-blank line is the header, an entry, or a reported skipped line.
-    expect(loaded.entries.length).toBe(plain.nonBlank - 1 - plain.malformed);
-    expect(loaded.skippedLines.length).toBe(plain.malformed);
+    // Every non-blank line is the header or an entry; a joined line is as many entries as pieces.
+    const extra = plain.joined.reduce((n, j) => n + j.pieces - 1, 0);
+    expect(loaded.entries.length).toBe(plain.nonBlank - 1 + extra);
+    expect(loaded.skippedLines).toEqual([]);
+    expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual(plain.joined.map((j) => ["joined-entries", j.line]));
     expect(loaded.byteLength).toBe(statSync(file).size);
     expect(loaded.truncatedTail).toBeNull();
     expect(loaded.missingFinalNewline).toBe(false);
+    for (const { line, pieces } of plain.joined) {
+      expect(loaded.entries.filter((e) => loaded.lineOf(e) === line)).toHaveLength(pieces);
+    }
 
     let previous: string | null = null;
     for (const entry of loaded.entries) {
@@ -103,6 +175,11 @@ describe("real v1 sessions", () => {
       previous = entry.id;
     }
     expect(new Set(loaded.entries.map((e) => e.id)).size).toBe(loaded.entries.length);
+
+    // Entry for entry, what pi's own migration makes of the file with the lost newline put back.
+    migrateSessionEntries(plain.parsed as never);
+    expect(JSON.stringify(loaded.header)).toBe(JSON.stringify(plain.parsed[0]));
+    expectSameUpToIds(loaded.entries, plain.parsed.slice(1));
 
     // v1 is linear: the branch is every entry, in order.
     const branch = buildBranch(loaded.entries);
@@ -121,13 +198,34 @@ describe("real v1 sessions", () => {
     expect(sha1(file)).toBe(before);
   });
 
-  it.each(REAL)("%s: context equals what pi builds from its own load of the file", async (name) => {
+  it.each(REAL)("%s: pi's own load is ours less the joined line's entries, with the same context", async (name) => {
     const ours = await readSession(copyFixture(name), { malformedLines: "skip" });
     // pi rewrites a v1 file when it opens it, so it gets its own copy.
     const piFile = copyFixture(name);
     const pi = SessionManager.open(piFile, tempDir());
-    expect(pi.getEntries().length).toBe(ours.entries.length);
-    expect(contextMessages(buildBranch(ours.entries))).toEqual(pi.buildSessionContext().messages);
+    const piEntries = pi.getEntries();
+    const joinedLine = JOINED_LINE[name];
+    const joined = ours.entries.filter((e) => joinedLine !== undefined && ours.lineOf(e) === joinedLine);
+    expect(joined).toHaveLength(joinedLine === undefined ? 0 : 2);
+    expect(ours.warnings.map((w) => [w.code, w.line])).toEqual(joinedLine === undefined ? [] : [["joined-entries", joinedLine]]);
+    // pi drops the joined line and loses its entries; we keep them.
+    expect(ours.entries.length).toBe(piEntries.length + joined.length);
+
+    const kept = ours.entries.filter((e) => !joined.includes(e));
+    // pi chains the entry after the lost line to the one before it.
+    const aliases = new Map<string, string>();
+    if (joined.length > 0) {
+      const first = ours.entries.indexOf(joined[0]!);
+      expect(ours.entries.slice(first, first + joined.length)).toEqual(joined);
+      const before = ours.entries[first - 1]!;
+      for (const entry of joined) aliases.set(entry.id, before.id);
+    }
+    expectSameUpToIds(kept, piEntries, aliases);
+
+    const relinked = kept.map((e) => (e.parentId !== null && aliases.has(e.parentId) ? { ...e, parentId: aliases.get(e.parentId)! } : e)) as SessionEntry[];
+    const piContext = pi.buildSessionContext().messages;
+    expect(contextMessages(buildBranch(relinked))).toEqual(piContext);
+    expect(contextMessages(buildBranch(piEntries as never))).toEqual(piContext);
   });
 
   it("reads the same ids twice (deterministic migration)", async () => {
@@ -145,13 +243,24 @@ describe("real v1 sessions", () => {
   });
 
   it.each([
-    ["session.jsonl", 440],
-    ["compact.jsonl", 1013],
-  ])("%s has two entries glued on line %i: strict mode names it", async (name, line) => {
+    ["session.jsonl", 440, ["message", "message"]],
+    ["compact.jsonl", 1013, ["message", "compaction"]],
+  ])("%s has two entries glued on line %i: strict mode keeps both and names the line", async (name, line, types) => {
     const file = copyFixture(name);
     const before = sha1(file);
-    const error = await expectSessionError(file, "malformed-line", line);
-    expect(error.message).toContain("invalid JSON");
+    const loaded = await readSession(file);
+    expect(loaded.warnings).toHaveLength(1);
+    expect(loaded.warnings[0]).toMatchObject({ code: "joined-entries", file, line });
+    expect(loaded.warnings[0]!.message.startsWith(`${file}:${line}: `)).toBe(true);
+    expect(loaded.skippedLines).toEqual([]);
+
+    const onLine = loaded.entries.filter((e) => loaded.lineOf(e) === line);
+    expect(onLine.map((e) => e.type)).toEqual(types);
+    const first = loaded.entries.indexOf(onLine[0]!);
+    expect(loaded.entries[first + 1]).toBe(onLine[1]);
+    expect(loaded.lineOf(loaded.entries[first - 1]!)).toBe(line - 1);
+    expect(onLine[0]!.parentId).toBe(loaded.entries[first - 1]!.id);
+    expect(onLine[1]!.parentId).toBe(onLine[0]!.id);
     expect(sha1(file)).toBe(before);
   });
 });
@@ -166,6 +275,8 @@ describe("line splitting", () => {
     expect(small.entries.map((e) => small.lineOf(e))).toEqual(big.entries.map((e) => big.lineOf(e)));
     expect(small.byteLength).toBe(big.byteLength);
     expect(small.skippedLines).toEqual(big.skippedLines);
+    expect(small.warnings).toEqual(big.warnings);
+    expect(big.warnings.map((w) => [w.code, w.line])).toEqual([["joined-entries", 440]]);
   });
 
   it("splits correctly with 1-byte and 3-byte chunks (multi-byte characters cut across chunks)", async () => {
@@ -215,6 +326,54 @@ describe("bad input", () => {
     expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["malformed-line", 3]]);
   });
 
+  it("entries written back to back on one line: all kept, the warning names the line", async () => {
+    // Texts that look like a boundary are escaped inside JSON strings, so they do not split.
+    const glued = `${userLine("b2", "a1", 'y}{"type":"z"}')}${userLine("c3", "b2", "}{")}${userLine("d4", "c3", "w")}`;
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n${glued}\n${userLine("e5", "d4", "v")}\n`);
+    const before = sha1(file);
+    for (const opts of [{}, { chunkBytes: 7 }, { malformedLines: "skip" as const }]) {
+      const loaded = await readSession(file, opts);
+      expect(loaded.entries.map((e) => [e.id, loaded.lineOf(e)])).toEqual([
+        ["a1", 2],
+        ["b2", 3],
+        ["c3", 3],
+        ["d4", 3],
+        ["e5", 4],
+      ]);
+      expect(branchMessages(loaded.entries).map((m) => (m as { content: Array<{ text: string }> }).content[0]!.text)).toEqual(["x", 'y}{"type":"z"}', "}{", "w", "v"]);
+      expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["joined-entries", 3]]);
+      expect(loaded.warnings[0]!.message.startsWith(`${file}:3: `)).toBe(true);
+      expect(loaded.skippedLines).toEqual([]);
+    }
+    expect(sha1(file)).toBe(before);
+  });
+
+  it.each([
+    ["the second piece is cut off", `${userLine("b2", "a1", "y")}{"type":"message","id":"c3",`],
+    ["the first piece does not parse", `{"type":"message","id":"b2",}${userLine("c3", "a1", "y")}`],
+    ["garbage after the last piece", `${userLine("b2", "a1", "y")}${userLine("c3", "b2", "z")}}`],
+    ["garbage between the pieces", `${userLine("b2", "a1", "y")}]${userLine("c3", "b2", "z")}`],
+  ])("a line of glued pieces that do not all parse is malformed: %s", async (_, bad) => {
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n${bad}\n${userLine("d4", "a1", "z")}\n`);
+    const before = sha1(file);
+    const error = await expectSessionError(file, "malformed-line", 3);
+    expect(error.message).toContain("invalid JSON");
+    // Skip mode drops the whole line, as pi does: no piece of it is kept.
+    const loaded = await readSession(file, { malformedLines: "skip" });
+    expect(loaded.entries.map((e) => e.id)).toEqual(["a1", "d4"]);
+    expect(loaded.skippedLines).toEqual([3]);
+    expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["malformed-line", 3]]);
+    expect(sha1(file)).toBe(before);
+  });
+
+  it.each([
+    ["a piece is not an entry", `{"id":"b2"}${userLine("c3", "a1", "y")}`],
+    ["a piece lacks an id", `{"type":"message","parentId":"a1"}${userLine("c3", "a1", "y")}`],
+  ])("a line of glued pieces that are not all entries is malformed: %s", async (_, bad) => {
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n${bad}\n`);
+    await expectSessionError(file, "malformed-line", 3);
+  });
+
   it("truncated last line: reported, not an error", async () => {
     const full = `${header()}\n${userLine("a1", null, "x")}\n`;
     const partial = `{"type":"message","id":"b2","par`;
@@ -243,6 +402,14 @@ describe("bad input", () => {
     expect(loaded.entries.map((e) => e.id)).toEqual(["a1"]);
     expect(loaded.missingFinalNewline).toBe(true);
     expect(loaded.truncatedTail).toBeNull();
+  });
+
+  it("a skipped malformed last line without newline still counts as a missing newline", async () => {
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n[1]`);
+    const loaded = await readSession(file, { malformedLines: "skip" });
+    expect(loaded.skippedLines).toEqual([3]);
+    expect(loaded.truncatedTail).toBeNull();
+    expect(loaded.missingFinalNewline).toBe(true);
   });
 
   it("empty file", async () => {

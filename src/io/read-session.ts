@@ -201,7 +201,8 @@ class SessionBuilder {
     try {
       return [JSON.parse(text) as unknown];
     } catch (error) {
-      const joined = raw.terminated && this.header !== null ? splitJoinedEntries(text) : undefined;
+      // An unterminated last line that splits cleanly is complete too (only its "\n" is missing).
+      const joined = this.header !== null ? splitJoinedEntries(text) : undefined;
       if (joined) {
         this.warnings.push(sessionWarning("joined-entries", this.file, `line holds ${joined.length} entries written without a newline between them; all are kept`, raw.line));
         return joined;
