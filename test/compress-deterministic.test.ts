@@ -181,7 +181,7 @@ describe("fail-closed backfill", () => {
     const before = fs.readFileSync(file);
     const { model, result } = await compressFile(file, { wrapAppend: failNth(CUSTOM_TYPE_INDEX, 1) });
     expect(result.compressedEntries).toEqual([]);
-    expect(result.skipped).toMatchObject([{ reason: "no-summary" }]);
+    expect(result.skipped).toMatchObject([{ reason: "no-summary", failed: true }]);
     expect(model.state.records.size).toBe(0);
     expect(model.state.keyByRef.size).toBe(0);
     expect(model.state.chains.size).toBe(0);
@@ -232,6 +232,7 @@ describe("fail-closed backfill", () => {
     const { result, diagnostics } = await compressFile(file, { protectedTools: ["todowrite"] });
     expect(result.compressedEntries).toEqual([]);
     expect(result.skipped).toMatchObject([{ reason: "no-summary" }]);
+    expect(result.skipped[0]!.failed).toBeUndefined();
     expect(diagnostics.counters["backfill-empty"]).toBe(0);
     expect(customEntries(file, CUSTOM_TYPE_DIAGNOSTIC)).toEqual([]);
   });

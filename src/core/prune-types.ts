@@ -106,4 +106,6 @@ export interface ChainSkip {
   reason: SkipReason;
   /** chainpress addition: human-readable cause (worker crash, spill I/O, ...). */
   cause?: string;
+  /** chainpress addition: true when a failure (not a decision) left the chain uncompressed; the next pass retries it. */
+  failed?: boolean;
 }

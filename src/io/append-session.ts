@@ -260,6 +260,7 @@ export async function migrateFileInPlace(loaded: LoadedSession, options: Migrate
     // Only root can (and must) hand the new file back to its owner.
     const owner = process.getuid?.() === 0 ? { uid: before.uid, gid: before.gid } : undefined;
     await writeFileAtomic(loaded.file, serialize(loaded, counter), { mode: before.mode & 0o7777, owner });
+    crashPoint("migrate-written"); // test-only (crash-points.ts)
   } catch (error) {
     throw asIoError(error, loaded.file, "cannot rewrite the migrated session");
   }

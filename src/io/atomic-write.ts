@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { crashPoint } from "./crash-points.js";
 
 export interface AtomicWriteOptions {
   /** Permission bits of the new file (default 0o644); applied with chmod, so umask does not apply. */
@@ -32,6 +33,7 @@ export async function writeFileAtomic(
     if (options.owner !== undefined) await handle.chown(options.owner.uid, options.owner.gid);
     await handle.sync();
     await handle.close();
+    crashPoint("atomic-temp-written"); // test-only (crash-points.ts)
     await rename(tempPath, path);
   } catch (error) {
     await handle.close().catch(() => undefined);

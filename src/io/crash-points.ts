@@ -5,12 +5,20 @@
  */
 
 export type CrashPoint =
+  /** write-spill.ts: a spill file's temp copy is complete and fsynced, not yet renamed. */
   | "spill-written"
+  /** write-spill.ts: a spill file was renamed to its final name (folder not yet fsynced). */
   | "spill-renamed"
+  /** append-session.ts: half of an index line is written and fsynced; the process dies there. */
   | "index-append-partial"
+  /** append-session.ts: an index line is written (not yet fsynced: group commit). */
   | "index-appended"
+  /** commit-group.ts: a group's chain entries are durable; once per chain registered. */
   | "chain-appended"
-  | "migrate-written";
+  /** append-session.ts: a version-1/2 file was rewritten as version 3 (renamed, durable), nothing appended yet. */
+  | "migrate-written"
+  /** atomic-write.ts: an atomic rewrite's temp file is complete and fsynced, not yet renamed (migration, --repair). */
+  | "atomic-temp-written";
 
 const spec = parseSpec(process.env.CHAINPRESS_CRASH_AT);
 let hits = 0;
@@ -27,7 +35,15 @@ export function crashPoint(point: CrashPoint): void {
   if (hits === spec.n) process.kill(process.pid, "SIGKILL");
 }
 
-/** True when a crash test asked to stop at this point (used to write half a line first). */
+/**
+ * True when a crash test asked to stop at this pass of `point` (used to write half a line
+ * first). Call it once per pass; when it returns true the caller must then call
+ * `crashPoint(point)`, which counts that pass and dies. A pass it returns false for is counted
+ * here, so `<point>:<n>` with n > 1 stops at the n-th pass (not only at the first).
+ */
 export function crashPlanned(point: CrashPoint): boolean {
-  return spec !== undefined && spec.point === point && hits + 1 === spec.n;
+  if (spec === undefined || spec.point !== point) return false;
+  if (hits + 1 === spec.n) return true;
+  hits++;
+  return false;
 }

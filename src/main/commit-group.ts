@@ -45,13 +45,17 @@ export interface GroupOutcome {
   entry?: ChainCompressionEntry;
   /** Why the chain was not compressed (skip plans and failures). */
   failure?: string;
+  /** True when an error, not a planned skip, left the chain uncompressed. */
+  failed?: boolean;
 }
 
 export async function commitGroup(ctx: CommitContext, items: GroupItem[]): Promise<GroupOutcome[]> {
   const slots = items.map((item): Slot => ({ ...item }));
   await commitIndexEntries(ctx, slots);
   await commitChainEntries(ctx, slots);
-  return slots.map(({ plan, entry, failure }) => (entry ? { plan, entry } : { plan, failure: failure ?? "not compressed" }));
+  return slots.map(({ plan, entry, failure }) =>
+    entry ? { plan, entry } : { plan, failure: failure ?? "not compressed", failed: plan.kind !== "skip" },
+  );
 }
 
 interface Slot extends GroupItem {

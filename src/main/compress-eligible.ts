@@ -98,7 +98,9 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
     const outcomes = await commitGroup(ctx, items);
     outcomes.forEach((outcome, k) => {
       if (!outcome.entry) {
-        skipped.push({ startUserTimestamp: outcome.plan.chain.startUserTimestamp, reason: "no-summary", cause: outcome.failure! });
+        const skip: ChainSkip = { startUserTimestamp: outcome.plan.chain.startUserTimestamp, reason: "no-summary", cause: outcome.failure! };
+        if (outcome.failed) skip.failed = true;
+        skipped.push(skip);
         return;
       }
       compressedEntries.push(outcome.entry);

@@ -1,0 +1,83 @@
+/** `chainpress compact`: what `/pruner compact` does, over saved sessions, one after another. */
+
+import fs from "node:fs";
+import { performance } from "node:perf_hooks";
+import { createChainRunner, type ChainRunner } from "../../main/chain-runner.js";
+import type { RawCompactOptions } from "../commands/compact.js";
+import { compactOne, type CompactFlags, type SessionOutcome } from "../compact-one.js";
+import { CliError, UsageError } from "../errors.js";
+import { colorsEnabled, writeErr, writeOut, type CliIo } from "../output.js";
+import { createProgress, type ProgressSink, type SessionStart } from "../progress.js";
+import { expandSessionPaths } from "../session-files.js";
+import { formatOutcome, formatTotals, runTotals } from "../summary.js";
+
+function flagsOf(raw: RawCompactOptions): CompactFlags {
+  if (raw.out !== undefined && raw.dryRun) throw new UsageError("--out and --dry-run exclude each other (a dry run writes nothing)");
+  const flags: CompactFlags = { dryRun: raw.dryRun === true, rollingWindow: raw.rollingWindow, force: raw.force === true, repair: raw.repair === true };
+  if (raw.out !== undefined) flags.out = raw.out;
+  if (raw.protectedTools) flags.protectedTools = raw.protectedTools;
+  if (raw.protectedPaths) flags.protectedPaths = raw.protectedPaths;
+  if (raw.spillThreshold !== undefined) flags.spillThreshold = raw.spillThreshold;
+  return flags;
+}
+
+/** What every session of one run shares. */
+interface Run {
+  io: CliIo;
+  flags: CompactFlags;
+  runner: ChainRunner;
+  progress: ProgressSink;
+  json: boolean;
+}
+
+export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOptions): Promise<number> {
+  const flags = flagsOf(raw);
+  const files = await expandSessionPaths(inputs);
+  if (files.length === 0) throw new CliError(`${inputs.join(", ")}: no *.jsonl session files found`);
+  if (flags.out !== undefined && files.length !== 1) throw new UsageError("--out takes exactly one session file");
+  const started = performance.now();
+  const sizes = files.map(sizeOf);
+  const json = raw.json === true;
+  const progress = createProgress(io, { json, totalBytes: sizes.reduce((a, b) => a + b, 0) });
+  // One pool for the whole run: starting worker threads per session would dominate small sessions.
+  const run: Run = { io, flags, runner: createChainRunner(raw.workers), progress, json };
+  const outcomes: SessionOutcome[] = [];
+  try {
+    for (const [i, file] of files.entries()) {
+      outcomes.push(await compactWithProgress(run, { file, index: i + 1, count: files.length, bytes: sizes[i]! }));
+    }
+  } finally {
+    progress.stop();
+    await run.runner.close();
+  }
+  await printRun(io, outcomes, performance.now() - started, json);
+  return outcomes.every((o) => o.ok) ? 0 : 1;
+}
+
+async function compactWithProgress(run: Run, session: SessionStart): Promise<SessionOutcome> {
+  run.progress.sessionStart(session);
+  const outcome = await compactOne(session.file, run.flags, run.runner, (p) => run.progress.chainDone(p));
+  run.progress.sessionEnd();
+  if (outcome.error) writeErr(run.io, `chainpress: ${outcome.error}`);
+  // Text summaries are printed as sessions finish, so a long run shows results early.
+  if (!run.json && outcome.report) await writeOut(run.io.stdout, `${formatOutcome(outcome, colorsEnabled(run.io.stdout, run.io.env))}\n\n`);
+  return outcome;
+}
+
+async function printRun(io: CliIo, outcomes: SessionOutcome[], wallMs: number, json: boolean): Promise<void> {
+  const totals = runTotals(outcomes, wallMs);
+  if (json) {
+    const body = { ok: totals.failed === 0, sessions: outcomes, totals };
+    await writeOut(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
+  } else if (outcomes.length > 1) {
+    await writeOut(io.stdout, `${formatTotals(totals, colorsEnabled(io.stdout, io.env))}\n`);
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}

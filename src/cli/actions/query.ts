@@ -1,0 +1,61 @@
+/**
+ * `chainpress query`: the archived original output(s), as context_tree_query shows them, with
+ * spill files read back and checked against their recorded digest. A ref that is not found or
+ * whose output is missing/corrupt makes the command exit 1, saying why.
+ */
+
+import { loadHasher, type Hasher } from "../../core/digest.js";
+import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, unavailableSpillBody, type QueryMatch } from "../../core/query.js";
+import { resolveRecordBody } from "../../io/read-spill.js";
+import { writeErr, writeOut, type CliIo } from "../output.js";
+import { loadForReading } from "../read-model.js";
+
+interface Lookup {
+  ref: string;
+  matches: QueryMatch[];
+  /** Full outputs, one per match (the fallback text where reading failed). */
+  bodies: string[];
+}
+
+export async function runQuery(io: CliIo, file: string, refs: string[], raw: boolean): Promise<number> {
+  const model = await loadForReading(file, io);
+  const hasher = await loadHasher();
+  const problems: string[] = [];
+  const lookups: Lookup[] = [];
+  for (const ref of refs) lookups.push(await lookUp(model.state, ref, hasher, (what) => problems.push(`${file}: ${what}`)));
+  for (const problem of problems) writeErr(io, `chainpress: ${problem}`);
+  if (raw) {
+    if (problems.length === 0) await writeRaw(io, lookups);
+  } else {
+    const text = lookups.map((l) => formatQueryResult(l.ref, l.matches, l.bodies)).join(QUERY_BLOCK_SEPARATOR);
+    await writeOut(io.stdout, `${text}\n`);
+  }
+  return problems.length === 0 ? 0 : 1;
+}
+
+async function lookUp(state: Parameters<typeof findRecords>[0], ref: string, hasher: Hasher, problem: (what: string) => void): Promise<Lookup> {
+  const matches = findRecords(state, ref);
+  if (matches.length === 0) problem(`${ref}: not found in the archive index`);
+  const bodies: string[] = [];
+  for (const match of matches) {
+    const body = await resolveRecordBody(match.record, hasher);
+    if (body.ok) bodies.push(body.text);
+    else {
+      problem(`${match.label}: ${body.reason} output: ${body.detail}`);
+      bodies.push(unavailableSpillBody(match.record));
+    }
+  }
+  return { ref, matches, bodies };
+}
+
+/** One output after another, NUL between them; bytes exactly as archived (UTF-8). */
+async function writeRaw(io: CliIo, lookups: Lookup[]): Promise<void> {
+  let first = true;
+  for (const lookup of lookups) {
+    for (const body of lookup.bodies) {
+      if (!first) await writeOut(io.stdout, Buffer.from([0]));
+      await writeOut(io.stdout, Buffer.from(body, "utf8"));
+      first = false;
+    }
+  }
+}

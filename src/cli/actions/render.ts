@@ -1,0 +1,19 @@
+/** `chainpress render`: what the model would see with the session's current compression. */
+
+import { renderContext } from "../../main/context-size.js";
+import { writeOut, type CliIo } from "../output.js";
+import type { ProtectionFlags } from "../options.js";
+import { loadForReading, pruneOptionsOf } from "../read-model.js";
+import { transcriptBlock } from "../transcript.js";
+
+export async function runRender(io: CliIo, file: string, flags: ProtectionFlags & { text?: boolean }): Promise<number> {
+  const model = await loadForReading(file, io);
+  const messages = renderContext(model, pruneOptionsOf(flags));
+  const text = flags.text === true;
+  // Message by message: a rendered 200 MB session is never one string.
+  for (const [i, message] of messages.entries()) {
+    const chunk = text ? `${i > 0 ? "\n" : ""}${transcriptBlock(message)}\n` : `${JSON.stringify(message)}\n`;
+    await writeOut(io.stdout, chunk);
+  }
+  return 0;
+}

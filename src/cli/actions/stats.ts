@@ -1,0 +1,44 @@
+/** `chainpress stats`: chains, coverage, compression and context size before/after. */
+
+import { bold, colorsEnabled, writeOut, type CliIo } from "../output.js";
+import type { ProtectionFlags } from "../options.js";
+import { loadForReading, pruneOptionsOf } from "../read-model.js";
+import { sessionStats, type ChainStats, type SessionStats } from "../session-stats.js";
+import { formatSize } from "../summary.js";
+
+export async function runStats(io: CliIo, file: string, flags: ProtectionFlags & { json?: boolean }): Promise<number> {
+  const stats = sessionStats(await loadForReading(file, io), pruneOptionsOf(flags));
+  const json = flags.json === true;
+  const text = json ? JSON.stringify(stats, null, 2) : formatStats(stats, colorsEnabled(io.stdout, io.env));
+  await writeOut(io.stdout, `${text}\n`);
+  return 0;
+}
+
+function formatStats(s: SessionStats, color: boolean): string {
+  const c = s.chains;
+  const { before, after } = s.context;
+  const saved = before.chars > 0 ? ` (${(((before.chars - after.chars) / before.chars) * 100).toFixed(1)}% smaller)` : "";
+  return [
+    bold(`${s.file}`, color) + `  session ${s.sessionId}, version ${s.fileVersion} on disk`,
+    `chains: ${c.total} (${c.closed} closed, ${c.interrupted} interrupted, ${c.open} open); ${c.compressed} compressed`,
+    ...(s.list.length > 0 ? [chainHeader(), ...s.list.map(chainRow)] : []),
+    `context before: ${formatSize(before.chars, before.tokens)}, ${before.messages} messages`,
+    `context after:  ${formatSize(after.chars, after.tokens)}, ${after.messages} messages${saved}`,
+  ].join("\n");
+}
+
+function chainHeader(): string {
+  return `  ${"#".padStart(4)}  ${"start".padEnd(24)}  ${"status".padEnd(11)}  ${"calls".padStart(5)}  ${"chars".padStart(11)}  ${"coverage".padEnd(9)}  compressed`;
+}
+
+function chainRow(chain: ChainStats, i: number): string {
+  return [
+    `  ${String(i + 1).padStart(4)}`,
+    (chain.startTime ?? String(chain.startUserTimestamp)).padEnd(24),
+    chain.status.padEnd(11),
+    String(chain.calls).padStart(5),
+    chain.chars.toLocaleString("en-US").padStart(11),
+    chain.coverage.padEnd(9),
+    chain.compressed ?? "-",
+  ].join("  ");
+}

@@ -1,0 +1,135 @@
+/**
+ * Compacting one session from the command line, with the safety rules around compactSession:
+ * lock, quiet-file check, spill-folder check, `--out` copy, and `--repair` of a damaged file.
+ * Nothing here compresses anything; it decides whether and where compactSession may write.
+ */
+
+import fs from "node:fs";
+import path from "node:path";
+import { acquireSessionLock } from "../io/session-lock.js";
+import type { ChainRunner } from "../main/chain-runner.js";
+import type { CompactOptions } from "../main/compact-options.js";
+import type { CompactReport } from "../main/compact-report.js";
+import { compactSession } from "../main/compact-session.js";
+import type { ChainProgress } from "../main/compress-eligible.js";
+import { CliError, describeError } from "./errors.js";
+import { assertSessionFile, checkBlobDir, checkQuiet } from "./preflight.js";
+import { backupSession, dropMalformedLines, isRepairable } from "./repair.js";
+
+export interface CompactFlags {
+  dryRun: boolean;
+  out?: string;
+  protectedTools?: string[];
+  protectedPaths?: string[];
+  spillThreshold?: number;
+  rollingWindow: number;
+  force: boolean;
+  repair: boolean;
+}
+
+export interface SessionOutcome {
+  /** The session as named on the command line. */
+  file: string;
+  /** The file that was compacted: `file`, or the `--out` copy. */
+  target: string;
+  ok: boolean;
+  report?: CompactReport;
+  /** `.bak` written by `--repair`. */
+  backup?: string;
+  /** Malformed lines `--repair` removed (1-based, as in the original file). */
+  droppedLines?: number[];
+  /** Chains whose compression failed (I/O, worker crash); they stay uncompressed. */
+  failedChains: number;
+  /** Why the session failed, without the `chainpress: ` prefix. */
+  error?: string;
+}
+
+export function failedChainCount(report: CompactReport): number {
+  return report.skipped.chains.filter((s) => s.failed === true).length;
+}
+
+export async function compactOne(
+  file: string,
+  flags: CompactFlags,
+  runner: ChainRunner,
+  onProgress: (progress: ChainProgress) => void,
+): Promise<SessionOutcome> {
+  const target = flags.out ?? file;
+  try {
+    const result = flags.dryRun ? await dryRun(file, flags, runner, onProgress) : await writeRun(file, target, flags, runner, onProgress);
+    const failedChains = failedChainCount(result.report);
+    const outcome: SessionOutcome = { file, target, ok: failedChains === 0, ...result, failedChains };
+    if (failedChains > 0) outcome.error = `${target}: ${failedChains} chain(s) could not be compressed (see skipped causes)`;
+    return outcome;
+  } catch (error) {
+    return { file, target, ok: false, failedChains: 0, error: describeError(error) };
+  }
+}
+
+interface RunResult {
+  report: CompactReport;
+  backup?: string;
+  droppedLines?: number[];
+}
+
+/** A dry run takes no lock and writes nothing; it still refuses a file pi may be writing. */
+async function dryRun(file: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
+  checkQuiet(file, flags.force);
+  try {
+    return { report: await compactSession({ file, runner, options: optionsOf(flags), onProgress }) };
+  } catch (error) {
+    if (isRepairable(error)) throw new CliError(`${error.message} (a real run needs --repair; a dry run cannot repair)`);
+    throw error;
+  }
+}
+
+async function writeRun(file: string, target: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
+  // Before locking, so a wrong path is reported as such rather than as a lock-file error.
+  assertSessionFile(file);
+  if (!fs.existsSync(path.dirname(path.resolve(target)))) throw new CliError(`${target}: folder does not exist`);
+  const lock = acquireSessionLock(target);
+  try {
+    checkQuiet(file, flags.force);
+    if (target !== file) copyForOut(file, target, flags.force);
+    try {
+      checkBlobDir(target);
+      return await compactWithRepair(target, flags, runner, onProgress);
+    } catch (error) {
+      // A failed --out leaves no half-made copy behind (the input was never touched).
+      if (target !== file) fs.rmSync(target, { force: true });
+      throw error;
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** `--out`: the compacted copy starts as a byte copy of the input; the input is only read. */
+function copyForOut(file: string, out: string, force: boolean): void {
+  if (path.resolve(file) === path.resolve(out)) throw new CliError(`${out}: --out must differ from the input`);
+  if (!force && fs.existsSync(out)) throw new CliError(`${out}: already exists (use --force to overwrite)`);
+  fs.copyFileSync(file, out);
+}
+
+async function compactWithRepair(target: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
+  const options = optionsOf(flags);
+  try {
+    return { report: await compactSession({ file: target, runner, options, onProgress }) };
+  } catch (error) {
+    if (!isRepairable(error)) throw error;
+    if (!flags.repair) throw new CliError(`${error.message} (rerun with --repair to keep a .bak copy and drop it)`);
+  }
+  // compactSession refuses these before writing anything, so the backup is the untouched original.
+  const backup = await backupSession(target, flags.force);
+  const droppedLines = await dropMalformedLines(target);
+  const report = await compactSession({ file: target, runner, options: { ...options, dropTruncatedTail: true }, onProgress });
+  return { report, backup, droppedLines };
+}
+
+function optionsOf(flags: CompactFlags): Partial<CompactOptions> {
+  const options: Partial<CompactOptions> = { rollingWindow: flags.rollingWindow, dryRun: flags.dryRun };
+  if (flags.protectedTools) options.protectedTools = flags.protectedTools;
+  if (flags.protectedPaths) options.protectedPaths = flags.protectedPaths;
+  if (flags.spillThreshold !== undefined) options.spillThreshold = flags.spillThreshold;
+  return options;
+}

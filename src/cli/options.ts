@@ -1,0 +1,45 @@
+/**
+ * Option value parsers for commander. They throw InvalidArgumentError, which commander turns
+ * into a usage error (exit 2) naming the option, so a typo never silently becomes a default.
+ */
+
+import os from "node:os";
+import { InvalidArgumentError, type Command } from "commander";
+import { DEFAULT_PROTECTED_PATHS } from "../core/defaults.js";
+
+/** A whole number ≥ `min`, written as plain digits (no "1e3", "0x10", "2.5"). */
+export function integerParser(min: number): (value: string) => number {
+  return (value) => {
+    const trimmed = value.trim();
+    if (!/^\d+$/.test(trimmed)) throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got "${value}"`);
+    const n = Number(trimmed);
+    if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got "${value}"`);
+    return n;
+  };
+}
+
+/** A comma-separated list; empty items are dropped, so `--protected-tools ""` means none. */
+export function listParser(value: string): string[] {
+  return value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+/** Available cores minus one for the main thread, at least one worker. */
+export function defaultWorkers(): number {
+  return Math.max(1, os.availableParallelism() - 1);
+}
+
+/** What render and stats re-check at render time; compact's options of the same names. */
+export interface ProtectionFlags {
+  protectedTools?: string[];
+  protectedPaths?: string[];
+}
+
+/** Adds --protected-tools / --protected-paths, with the same meaning and defaults everywhere. */
+export function addProtectionOptions(command: Command): Command {
+  return command
+    .option("--protected-tools <names>", "comma-separated tool names whose outputs are never archived (default: none)", listParser)
+    .option("--protected-paths <globs>", `comma-separated globs of protected \`path\` arguments (default: ${DEFAULT_PROTECTED_PATHS.join(",")})`, listParser);
+}

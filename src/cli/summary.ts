@@ -1,0 +1,97 @@
+/** The human-readable summary of a compact run: what happened to each session and what it saved. */
+
+import { tokensOf } from "../main/compact-report.js";
+import type { CompactReport } from "../main/compact-report.js";
+import type { SessionOutcome } from "./compact-one.js";
+import { bold } from "./output.js";
+
+const count = (n: number): string => n.toLocaleString("en-US");
+
+function plural(n: number, word: string, many = `${word}s`): string {
+  return `${count(n)} ${n === 1 ? word : many}`;
+}
+
+export function formatSize(chars: number, tokens: number): string {
+  return `${count(chars)} chars (~${count(tokens)} tokens)`;
+}
+
+function percentSaved(before: number, after: number): string {
+  if (before <= 0) return "";
+  return `, ${(((before - after) / before) * 100).toFixed(1)}% smaller`;
+}
+
+export function formatOutcome(outcome: SessionOutcome, color: boolean): string {
+  const title = outcome.target === outcome.file ? outcome.file : `${outcome.file} → ${outcome.target}`;
+  if (!outcome.report) return `${bold(title, color)}\n  FAILED: ${outcome.error ?? "unknown error"}`;
+  const lines = [bold(`${title}${headerNotes(outcome)}`, color), ...reportLines(outcome.report)];
+  if (outcome.backup) lines.push(`  backup: ${outcome.backup}`);
+  if (outcome.droppedLines?.length) lines.push(`  dropped malformed line(s): ${outcome.droppedLines.join(", ")}`);
+  if (outcome.error) lines.push(`  FAILED: ${outcome.error}`);
+  for (const warning of outcome.report.warnings) lines.push(`  warning: ${warning}`);
+  return lines.join("\n");
+}
+
+function headerNotes(outcome: SessionOutcome): string {
+  const notes: string[] = [];
+  if (outcome.report?.dryRun) notes.push("dry run: nothing written");
+  if (outcome.report?.migrated) notes.push("migrated to session version 3");
+  return notes.length > 0 ? ` (${notes.join("; ")})` : "";
+}
+
+function reportLines(r: CompactReport): string[] {
+  const reasons = Object.entries(r.skipped.byReason).map(([reason, n]) => `${reason} ${count(n)}`);
+  const ctx = r.context;
+  return [
+    `  chains: ${count(r.chains.detected)} detected (${count(r.chains.closed)} closed, ${count(r.chains.interrupted)} interrupted)`,
+    `  compressed: ${plural(r.compressed.length, "chain")}${r.compressed.length > 0 ? ` (${r.deterministic} deterministic)` : ""}`,
+    `  skipped: ${count(r.skipped.total)}${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}`,
+    `  archived: ${plural(r.recordsArchived, "record")}, ${count(r.archivedChars)} chars; ${plural(r.spilledFiles, "spill file")} (${count(r.spilledBytes)} bytes)`,
+    `  appended: ${plural(r.appendedEntries, "entry", "entries")}`,
+    `  context: ${formatSize(ctx.beforeChars, ctx.beforeTokens)} → ${formatSize(ctx.afterChars, ctx.afterTokens)}${percentSaved(ctx.beforeChars, ctx.afterChars)}`,
+    `  wall time: ${(r.wallMs / 1000).toFixed(2)} s`,
+  ];
+}
+
+export interface RunTotals {
+  sessions: number;
+  failed: number;
+  chainsCompressed: number;
+  chainsSkipped: number;
+  recordsArchived: number;
+  spilledFiles: number;
+  appendedEntries: number;
+  beforeChars: number;
+  afterChars: number;
+  beforeTokens: number;
+  afterTokens: number;
+  wallMs: number;
+}
+
+export function runTotals(outcomes: readonly SessionOutcome[], wallMs: number): RunTotals {
+  const totals: RunTotals = { sessions: outcomes.length, failed: 0, chainsCompressed: 0, chainsSkipped: 0, recordsArchived: 0, spilledFiles: 0, appendedEntries: 0, beforeChars: 0, afterChars: 0, beforeTokens: 0, afterTokens: 0, wallMs };
+  for (const outcome of outcomes) {
+    if (!outcome.ok) totals.failed++;
+    const r = outcome.report;
+    if (!r) continue;
+    totals.chainsCompressed += r.compressed.length;
+    totals.chainsSkipped += r.skipped.total;
+    totals.recordsArchived += r.recordsArchived;
+    totals.spilledFiles += r.spilledFiles;
+    totals.appendedEntries += r.appendedEntries;
+    totals.beforeChars += r.context.beforeChars;
+    totals.afterChars += r.context.afterChars;
+  }
+  totals.beforeTokens = tokensOf(totals.beforeChars);
+  totals.afterTokens = tokensOf(totals.afterChars);
+  return totals;
+}
+
+export function formatTotals(t: RunTotals, color: boolean): string {
+  const failed = t.failed > 0 ? `, ${count(t.failed)} failed` : "";
+  return [
+    bold(`total: ${plural(t.sessions, "session")}${failed}`, color),
+    `  ${plural(t.chainsCompressed, "chain")} compressed, ${count(t.chainsSkipped)} skipped; ${plural(t.recordsArchived, "record")} archived, ${plural(t.spilledFiles, "spill file")}`,
+    `  context: ${formatSize(t.beforeChars, t.beforeTokens)} → ${formatSize(t.afterChars, t.afterTokens)}${percentSaved(t.beforeChars, t.afterChars)}`,
+    `  wall time: ${(t.wallMs / 1000).toFixed(2)} s`,
+  ].join("\n");
+}

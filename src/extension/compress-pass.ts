@@ -1,0 +1,82 @@
+/**
+ * One compression pass over the active branch, shared by the live flush and `/pruner compact`:
+ * detect chains, pick the eligible ones, and run compressEligible on the worker pool. The pool is
+ * only started when a chain is actually eligible.
+ */
+
+import fs from "node:fs";
+import os from "node:os";
+import { detectChains, withClosingMessage } from "../core/detect-chains.js";
+import type { ChainRange } from "../core/prune-types.js";
+import { recoveryGraceKeys, selectEligible } from "../core/select-eligible.js";
+import type { AgentMessage } from "../core/session-types.js";
+import { spillModesFor } from "../io/write-spill.js";
+import type { AppendEntry } from "../main/append-entry.js";
+import { compressEligible, type CompressEligibleResult } from "../main/compress-eligible.js";
+import type { SpillSettings } from "../workers/chain-task.js";
+import { yieldToEventLoop } from "./event-loop.js";
+import type { Chainpress } from "./runtime.js";
+import type { SessionView } from "./session-view.js";
+import { blobDirOf, sessionBranchMessages } from "./state-holder.js";
+
+export interface PassInput {
+  /** The detection array: branch messages, plus the closing message on the live path. */
+  messages: AgentMessage[];
+  chains: ChainRange[];
+  graceKeys: Set<string>;
+}
+
+/**
+ * Detection input for the branch; `closing` is the reply pi has not persisted yet. Each linear
+ * step over the branch is followed by a yield, so pi's UI gets a turn between them.
+ */
+export async function passInput(runtime: Chainpress, sessionManager: SessionView, closing?: AgentMessage): Promise<PassInput> {
+  const branch = sessionBranchMessages(sessionManager);
+  await yieldToEventLoop();
+  const messages = withClosingMessage(branch, closing);
+  const chains = detectChains(messages, runtime.isProtected);
+  await yieldToEventLoop();
+  // Upstream computes grace from the persisted branch only (reference §9.3 step 6).
+  return { messages, chains, graceKeys: recoveryGraceKeys(branch, runtime.settings.recoveryGraceTurns) };
+}
+
+export function eligibleCount(runtime: Chainpress, input: PassInput, rollingWindow: number): number {
+  const state = runtime.holder.state;
+  return selectEligible(input.chains, rollingWindow, (start) => state.isCompressed(start), input.graceKeys).length;
+}
+
+export async function runPass(runtime: Chainpress, sessionManager: SessionView, input: PassInput, rollingWindow: number, append: AppendEntry): Promise<CompressEligibleResult> {
+  return compressEligible({
+    messages: input.messages,
+    chains: input.chains,
+    state: runtime.holder.state,
+    rollingWindow,
+    graceKeys: input.graceKeys,
+    append,
+    diagnostics: runtime.holder.diagnostics,
+    spill: spillSettings(runtime, sessionManager),
+    runner: runtime.runner.get(),
+  });
+}
+
+/** Without a session file (`--no-session`) nothing is spilled: outputs stay inline, in memory. */
+export function spillSettings(runtime: Chainpress, sessionManager: SessionView): SpillSettings {
+  const blobDir = blobDirOf(sessionManager);
+  const { spillThreshold, spillPreviewBytes } = runtime.settings;
+  if (blobDir === undefined) return { blobDir: os.tmpdir(), threshold: Number.POSITIVE_INFINITY, previewBytes: spillPreviewBytes, fileMode: 0o600, dirMode: 0o700 };
+  return { blobDir, threshold: spillThreshold, previewBytes: spillPreviewBytes, ...spillModesFor(sessionFileMode(sessionManager)) };
+}
+
+/** Spill files get the session file's permissions; before pi creates the file, owner-only. */
+function sessionFileMode(sessionManager: SessionView): number {
+  try {
+    return fs.statSync(sessionManager.getSessionFile()!).mode;
+  } catch {
+    return 0o600;
+  }
+}
+
+/** Causes of chains a failure left uncompressed (worker, spill I/O, append); the next pass retries them. */
+export function failedSkips(result: CompressEligibleResult): string[] {
+  return result.skipped.filter((skip) => skip.failed === true).map((skip) => skip.cause ?? "unknown cause");
+}
