@@ -1,0 +1,77 @@
+/**
+ * `/pruner compact | status | on | off`.
+ *   compact  every eligible chain now (rolling window 0), even when chainpress is off: it is an
+ *            explicit request. Waits until pi is idle, so the newest reply is persisted and its
+ *            chain counts as closed; then queues behind any running flush.
+ *   status   counts, archive, context saved, diagnostics, errors.
+ *   on|off   persisted as `chainpress.enabled` in pi's settings.json. Off = no live flush and no
+ *            rendering: the model sees the raw session again (archived entries stay in the file).
+ */
+
+import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import { CHARS_PER_TOKEN, COMPACT_ROLLING_WINDOW } from "../core/defaults.js";
+import type { CompressEligibleResult } from "../main/compress-eligible.js";
+import { passInput, runPass } from "./compress-pass.js";
+import { guard, notify } from "./report.js";
+import { branchBoundAppend, type Chainpress } from "./runtime.js";
+import { persistEnabled } from "./settings-file.js";
+import { refreshStatusLine, statusReport } from "./status.js";
+
+const SUBCOMMANDS = ["compact", "status", "on", "off"] as const;
+const USAGE = `usage: /pruner ${SUBCOMMANDS.join(" | ")}`;
+
+export function registerCommands(runtime: Chainpress): void {
+  runtime.pi.registerCommand("pruner", {
+    description: "chainpress: compact closed tool-call chains now, show status, turn on/off",
+    getArgumentCompletions: (prefix) => SUBCOMMANDS.filter((name) => name.startsWith(prefix.trim())).map((name) => ({ value: name, label: name })),
+    handler: (args, ctx) => guard(runtime, ctx, `/pruner ${args.trim()}`, undefined, () => runSubcommand(runtime, args.trim(), ctx)),
+  });
+}
+
+async function runSubcommand(runtime: Chainpress, name: string, ctx: ExtensionCommandContext): Promise<void> {
+  if (name === "compact") return compact(runtime, ctx);
+  if (name === "status" || name === "") return showStatus(runtime, ctx);
+  if (name === "on" || name === "off") return setEnabled(runtime, ctx, name === "on");
+  notify(ctx, `pruner: unknown subcommand "${name}"; ${USAGE}`, "warning");
+}
+
+async function compact(runtime: Chainpress, ctx: ExtensionCommandContext): Promise<void> {
+  await ctx.waitForIdle();
+  await runtime.queue.run(async () => {
+    const generation = runtime.holder.generation;
+    const input = await passInput(runtime, ctx.sessionManager);
+    const result = await runPass(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW, branchBoundAppend(runtime, generation));
+    notify(ctx, compactNotice(result));
+    refreshStatusLine(runtime, ctx);
+  });
+}
+
+/**
+ * Upstream's notice texts (reference §9.4). "Reclaimed" = archived output minus the bodies that
+ * replace it; unlike upstream it counts spilled outputs too, and it needs no re-render of the
+ * whole context (which would stall pi's UI on a large session).
+ */
+export function compactNotice(result: CompressEligibleResult): string {
+  const ids = result.compressedEntries.map((entry) => entry.blockId);
+  if (ids.length > 0) {
+    const bodies = result.compressedEntries.reduce((sum, entry) => sum + (entry.rangeSummaryText?.length ?? 0), 0);
+    const tokens = Math.ceil(Math.max(0, result.stats.archivedChars - bodies) / CHARS_PER_TOKEN);
+    return `pruner: compacted ${ids.length} chain${ids.length === 1 ? "" : "s"} (${ids.join(", ")}), reclaimed ~${tokens} tokens`;
+  }
+  const skipped = result.skipped.filter((skip) => skip.reason === "no-summary");
+  if (skipped.length === 0) return "pruner: no chains eligible for compaction";
+  const causes = [...new Set(skipped.map((skip) => skip.cause ?? "no-summary"))].join("; ");
+  return `pruner: no chains eligible for compaction (${skipped.length} skipped \u2014 ${causes})`;
+}
+
+async function showStatus(runtime: Chainpress, ctx: ExtensionCommandContext): Promise<void> {
+  // Behind the queue: a status asked right after a reply reports that reply's flush.
+  await runtime.queue.run(async () => notify(ctx, statusReport(runtime, ctx.sessionManager)));
+}
+
+async function setEnabled(runtime: Chainpress, ctx: ExtensionCommandContext, enabled: boolean): Promise<void> {
+  const file = await persistEnabled(runtime.agentDir, enabled);
+  runtime.settings = { ...runtime.settings, enabled };
+  refreshStatusLine(runtime, ctx);
+  notify(ctx, `pruner: ${enabled ? "on" : "off"} (saved in ${file})`);
+}

@@ -1,0 +1,42 @@
+/**
+ * The `context` event: pi hands over the messages of the next LLM call (a private clone) and
+ * sends whatever we return. Compressed chains become their `<compressed-chain>` message,
+ * archived outputs become stubs, protected outputs are relocated and orphans swept
+ * (core/render). When nothing applies, the very array pi gave us is returned, so pi and other
+ * extensions can tell by identity that chainpress changed nothing.
+ */
+
+import type { ContextEvent, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { pruneMessages, type PruneOptions } from "../core/render/prune-messages.js";
+import type { AgentMessage } from "../core/session-types.js";
+import { guard } from "./report.js";
+import type { Chainpress } from "./runtime.js";
+
+/** Rendering options from the settings (shared with the status report's context measure). */
+export function pruneOptions(runtime: Chainpress): PruneOptions {
+  const { settings } = runtime;
+  return {
+    isProtected: runtime.isProtected,
+    recoveryGraceTurns: settings.recoveryGraceTurns,
+    chainCompressionEnabled: settings.chainCompression.enabled,
+    stripFinalAssistantThinking: settings.chainCompression.stripFinalAssistantThinking,
+  };
+}
+
+/** The messages the model should see; `messages` itself when chainpress is off or nothing changed. */
+export function renderContext(runtime: Chainpress, messages: AgentMessage[]): AgentMessage[] {
+  const { settings, holder } = runtime;
+  if (!settings.enabled) return messages;
+  const result = pruneMessages(messages, holder.state, pruneOptions(runtime));
+  // Not awaited: the LLM call must not wait for a diagnostic write.
+  if (result.diagnostics.length > 0) void holder.report(result.diagnostics);
+  return result.messages;
+}
+
+export function handleContext(runtime: Chainpress, event: ContextEvent, ctx: ExtensionContext): Promise<{ messages: ContextEvent["messages"] }> {
+  // On failure pi keeps the messages unchanged: the model sees the raw context.
+  return guard(runtime, ctx, "context rendering", { messages: event.messages }, () => {
+    const rendered = renderContext(runtime, event.messages as unknown as AgentMessage[]);
+    return { messages: rendered as unknown as ContextEvent["messages"] };
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * What the extension's handlers share: pi's API, the settings, the pruning state, the worker
+ * pool, the serial work queue and the persistence gate. One instance per extension load (pi
+ * reloads extensions on /reload and session switches, so nothing here outlives a session).
+ */
+
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { makeProtectionPredicate, type ProtectionPredicate } from "../core/protection.js";
+import type { AppendEntry } from "../main/append-entry.js";
+import { yieldToEventLoop } from "./event-loop.js";
+import { PersistGate } from "./persist-gate.js";
+import { LazyRunner, type RunnerFactory } from "./runner-pool.js";
+import { SerialQueue } from "./serial-queue.js";
+import type { ChainpressSettings, MergeResult } from "./settings.js";
+import { DEFAULT_SETTINGS } from "./settings.js";
+import { StateHolder } from "./state-holder.js";
+
+export interface Chainpress {
+  readonly pi: ExtensionAPI;
+  /** Folder of pi's settings.json. */
+  readonly agentDir: string;
+  settings: ChainpressSettings;
+  /** Problems found in the `chainpress` settings, shown by `/pruner status`. */
+  settingsWarnings: string[];
+  /** The protection rule compiled from the settings. */
+  isProtected: ProtectionPredicate;
+  readonly holder: StateHolder;
+  readonly runner: LazyRunner;
+  readonly queue: SerialQueue;
+  readonly gate: PersistGate;
+}
+
+export interface ChainpressOptions {
+  agentDir: string;
+  /** Test seam: how the worker pool is made (default: createChainRunner). */
+  createRunner?: RunnerFactory;
+}
+
+export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Chainpress {
+  const runtime: Chainpress = {
+    pi,
+    agentDir: options.agentDir,
+    settings: structuredClone(DEFAULT_SETTINGS),
+    settingsWarnings: [],
+    isProtected: makeProtectionPredicate(DEFAULT_SETTINGS),
+    holder: new StateHolder(appendNow(pi)),
+    runner: new LazyRunner(() => runtime.settings.workers, options.createRunner),
+    queue: new SerialQueue(),
+    gate: new PersistGate(),
+  };
+  return runtime;
+}
+
+export function applySettings(runtime: Chainpress, merged: MergeResult): void {
+  runtime.settings = merged.settings;
+  runtime.settingsWarnings = merged.warnings;
+  runtime.isProtected = makeProtectionPredicate(merged.settings);
+}
+
+/**
+ * pi.appendEntry as an AppendEntry: pi writes synchronously (appendFileSync) and throws on
+ * failure, so a resolved promise means the entry is in the file. Each append then yields to the
+ * event loop, so a long commit sequence never holds pi's UI for more than one entry.
+ */
+export function appendNow(pi: ExtensionAPI): AppendEntry {
+  return async (customType, data) => {
+    pi.appendEntry(customType, data);
+    await yieldToEventLoop();
+  };
+}
+
+/**
+ * appendNow that refuses to write once the branch was rebuilt (tree navigation, session switch)
+ * after `generation`: pi appends at the current leaf, which would then be on another branch.
+ */
+export function branchBoundAppend(runtime: Chainpress, generation: number): AppendEntry {
+  const append = appendNow(runtime.pi);
+  return async (customType, data) => {
+    if (runtime.holder.generation !== generation) throw new Error("the session branch changed during the pass");
+    await append(customType, data);
+  };
+}

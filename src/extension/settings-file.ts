@@ -1,0 +1,113 @@
+/**
+ * Reading and writing the `chainpress` key of `<agent dir>/settings.json`. pi writes the same
+ * file (model changes and more) under a `proper-lockfile` lock, re-reading it and changing only
+ * the fields it modified; we take the same lock (a `settings.json.lock` folder) and likewise
+ * change only `chainpress.enabled`, so neither writer loses the other's keys.
+ */
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { mergeSettings, SETTINGS_KEY, type MergeResult } from "./settings.js";
+
+/** pi's agent folder: `$PI_CODING_AGENT_DIR` (with `~` expanded) or `~/.pi/agent`, as pi resolves it. */
+export function resolveAgentDir(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.PI_CODING_AGENT_DIR;
+  if (!fromEnv) return path.join(os.homedir(), ".pi", "agent");
+  if (fromEnv === "~") return os.homedir();
+  return fromEnv.startsWith("~/") ? path.join(os.homedir(), fromEnv.slice(2)) : fromEnv;
+}
+
+export function settingsPath(agentDir: string): string {
+  return path.join(agentDir, "settings.json");
+}
+
+/** Load and merge; a missing file means defaults, a broken one means defaults plus a warning. */
+export function loadSettings(agentDir: string): MergeResult {
+  const file = settingsPath(agentDir);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return mergeSettings(undefined);
+    return withWarning(mergeSettings(undefined), `cannot read ${file}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return withWarning(mergeSettings(undefined), `${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  const raw = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)[SETTINGS_KEY] : undefined;
+  return mergeSettings(raw);
+}
+
+function withWarning(result: MergeResult, warning: string): MergeResult {
+  return { settings: result.settings, warnings: [warning, ...result.warnings] };
+}
+
+/** Persist `/pruner on|off` as `chainpress.enabled`, leaving every other key as it is on disk. */
+export async function persistEnabled(agentDir: string, enabled: boolean): Promise<string> {
+  const file = settingsPath(agentDir);
+  fs.mkdirSync(agentDir, { recursive: true });
+  await withSettingsLock(file, () => {
+    const current = readJsonObject(file);
+    const section = current[SETTINGS_KEY];
+    const own = typeof section === "object" && section !== null && !Array.isArray(section) ? section : {};
+    current[SETTINGS_KEY] = { ...own, enabled };
+    writeAtomically(file, `${JSON.stringify(current, null, 2)}\n`);
+  });
+  return file;
+}
+
+function readJsonObject(file: string): Record<string, unknown> {
+  if (!fs.existsSync(file)) return {};
+  const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error(`${file} does not hold a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Temp file + rename: pi reading the file concurrently sees the old or the new text, never half. */
+function writeAtomically(file: string, text: string): void {
+  const temp = `${file}.chainpress-${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  fs.writeFileSync(temp, text, "utf8");
+  fs.renameSync(temp, file);
+}
+
+/** A lock older than this is left over from a dead process (proper-lockfile's default). */
+const STALE_LOCK_MS = 10_000;
+const LOCK_ATTEMPTS = 50;
+const LOCK_RETRY_MS = 20;
+
+async function withSettingsLock(file: string, work: () => void): Promise<void> {
+  const lock = `${file}.lock`;
+  await acquireLock(lock);
+  try {
+    work();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+async function acquireLock(lock: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      fs.mkdirSync(lock);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (isStale(lock)) fs.rmSync(lock, { recursive: true, force: true });
+      else if (attempt >= LOCK_ATTEMPTS) throw new Error(`settings file is locked by another process: ${lock}`);
+      else await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
+  }
+}
+
+function isStale(lock: string): boolean {
+  try {
+    return Date.now() - fs.statSync(lock).mtimeMs > STALE_LOCK_MS;
+  } catch {
+    return false;
+  }
+}

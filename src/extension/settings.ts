@@ -1,0 +1,127 @@
+/**
+ * The extension's settings: the `chainpress` key of `<agent dir>/settings.json`, merged deeply
+ * over the defaults. Every leaf is type-checked on its own, so a partial nested object
+ * (`"chainCompression": {"rollingWindow": 5}`) keeps the other defaults instead of silently
+ * switching features off, which is what upstream's shallow merge does (reference §13.8).
+ * Pure: settings-file.ts does the I/O.
+ */
+
+import {
+  DEFAULT_PROTECTED_PATHS,
+  DEFAULT_PROTECTED_TOOLS,
+  DEFAULT_RECOVERY_GRACE_TURNS,
+  DEFAULT_ROLLING_WINDOW,
+  DEFAULT_SPILL_PREVIEW_BYTES,
+  DEFAULT_SPILL_THRESHOLD,
+} from "../core/defaults.js";
+
+/** The key chainpress owns in pi's settings.json. */
+export const SETTINGS_KEY = "chainpress";
+
+export interface ChainCompressionSettings {
+  /** Compress closed chains on the live flush, and render compressed chains. */
+  enabled: boolean;
+  /** Newest closed chains left alone by the live flush (`/pruner compact` uses 0). */
+  rollingWindow: number;
+  /** The closing assistant of a compressed chain loses its thinking blocks. */
+  stripFinalAssistantThinking: boolean;
+}
+
+export interface ChainpressSettings {
+  /** Master switch, toggled by `/pruner on|off`: off = no live flush and no rendering. */
+  enabled: boolean;
+  /** Show the one-line summary in pi's footer. */
+  showStatusLine: boolean;
+  /** Chains holding a context_tree_query result younger than this many user turns are deferred. */
+  recoveryGraceTurns: number;
+  /** Tool outputs never archived, by tool name. */
+  protectedTools: string[];
+  /** Tool outputs never archived, by the glob of their `path` argument. */
+  protectedPaths: string[];
+  /** Outputs of at least this many UTF-16 units are written to a spill file. */
+  spillThreshold: number;
+  /** UTF-8 bytes of a spilled output kept inline as its preview. */
+  spillPreviewBytes: number;
+  /** Worker threads of the compressor pool; 0 runs the compressor on pi's thread. */
+  workers: number;
+  chainCompression: ChainCompressionSettings;
+}
+
+export const DEFAULT_SETTINGS: ChainpressSettings = {
+  enabled: true,
+  showStatusLine: true,
+  recoveryGraceTurns: DEFAULT_RECOVERY_GRACE_TURNS,
+  protectedTools: [...DEFAULT_PROTECTED_TOOLS],
+  protectedPaths: [...DEFAULT_PROTECTED_PATHS],
+  spillThreshold: DEFAULT_SPILL_THRESHOLD,
+  spillPreviewBytes: DEFAULT_SPILL_PREVIEW_BYTES,
+  workers: 2,
+  chainCompression: { enabled: true, rollingWindow: DEFAULT_ROLLING_WINDOW, stripFinalAssistantThinking: true },
+};
+
+export interface MergeResult {
+  settings: ChainpressSettings;
+  /** One line per ignored value: unknown key, wrong type or out of range. */
+  warnings: string[];
+}
+
+/** Smallest accepted value of each numeric leaf; numbers are floored (they count things). */
+const NUMBER_MINIMUM: Record<string, number> = {
+  recoveryGraceTurns: 0,
+  spillThreshold: 1,
+  spillPreviewBytes: 0,
+  workers: 0,
+  "chainCompression.rollingWindow": 0,
+};
+
+/** Merge the raw `chainpress` value over the defaults; anything unusable keeps its default. */
+export function mergeSettings(raw: unknown): MergeResult {
+  const warnings: string[] = [];
+  const settings = structuredClone(DEFAULT_SETTINGS);
+  if (raw !== undefined) mergeObject(settings as unknown as Record<string, unknown>, raw, SETTINGS_KEY, warnings);
+  return { settings, warnings };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function mergeObject(target: Record<string, unknown>, raw: unknown, path: string, warnings: string[]): void {
+  if (!isPlainObject(raw)) {
+    warnings.push(`${path}: expected an object, got ${describe(raw)}; defaults kept`);
+    return;
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    const keyPath = `${path}.${key}`;
+    if (!(key in target)) warnings.push(`${keyPath}: unknown setting ignored`);
+    else if (isPlainObject(target[key])) mergeObject(target[key] as Record<string, unknown>, value, keyPath, warnings);
+    else {
+      const checked = checkLeaf(target[key], value, keyPath.slice(SETTINGS_KEY.length + 1));
+      if (checked.ok) target[key] = checked.value;
+      else warnings.push(`${keyPath}: ${checked.problem}; default ${JSON.stringify(target[key])} kept`);
+    }
+  }
+}
+
+type LeafCheck = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/** A leaf must have its default's type; string lists must hold strings only. */
+function checkLeaf(fallback: unknown, value: unknown, path: string): LeafCheck {
+  if (Array.isArray(fallback)) {
+    const ok = Array.isArray(value) && value.every((item) => typeof item === "string");
+    return ok ? { ok, value: [...value] } : { ok: false, problem: `expected a list of strings, got ${describe(value)}` };
+  }
+  if (typeof fallback === "number") {
+    if (typeof value !== "number" || !Number.isFinite(value)) return { ok: false, problem: `expected a number, got ${describe(value)}` };
+    const minimum = NUMBER_MINIMUM[path] ?? 0;
+    const floored = Math.floor(value);
+    return floored >= minimum ? { ok: true, value: floored } : { ok: false, problem: `expected at least ${minimum}, got ${value}` };
+  }
+  return typeof value === typeof fallback ? { ok: true, value } : { ok: false, problem: `expected a ${typeof fallback}, got ${describe(value)}` };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "string" ? `the string ${JSON.stringify(value)}` : `a ${typeof value}`;
+}

@@ -1,0 +1,116 @@
+/**
+ * `/pruner compact | status` and the `context_tree_query` tool, on pi's real SessionManager.
+ */
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { SessionManager } from "@mariozechner/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { PiHost, tempAgentDir } from "./helpers/pi-host.js";
+import { chainMessages, MessageClock } from "./helpers/pi-session.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+function track(dir: string): string {
+  dirs.push(dir);
+  return dir;
+}
+
+async function playChains(host: PiHost, clock: MessageClock, labels: string[], output = (label: string) => `${label} raw output`): Promise<void> {
+  for (const label of labels) {
+    for (const message of chainMessages(clock, label, [output(label)])) await host.message(message);
+    await host.endRun();
+    await host.idle();
+  }
+}
+
+const blockIds = (host: PiHost) => host.customEntries("context-prune-chain").map((e) => e.data.blockId);
+
+describe("/pruner compact", () => {
+  it("compresses every remaining closed chain (window 0) and says how much it reclaimed", async () => {
+    const host = await PiHost.start(SessionManager.inMemory(), track(tempAgentDir()));
+    await playChains(host, new MessageClock(), ["c1", "c2", "c3", "c4"]);
+    expect(blockIds(host)).toEqual(["b1"]);
+    await host.command("/pruner compact");
+    expect(blockIds(host)).toEqual(["b1", "b2", "b3", "b4"]);
+    expect(host.notices.at(-1)!.message).toMatch(/^pruner: compacted 3 chains \(b2, b3, b4\), reclaimed ~\d+ tokens$/);
+    expect(host.statuses.get("chainpress")).toBe("\u2502 chainpress \u00b7 4 chains compressed \u00b7 4 archived");
+    await host.command("/pruner compact");
+    expect(host.notices.at(-1)!.message).toBe("pruner: no chains eligible for compaction");
+  });
+
+  it("reports a failure as a notice and leaves the chains for the next pass", async () => {
+    const host = await PiHost.start(SessionManager.inMemory(), track(tempAgentDir()));
+    await playChains(host, new MessageClock(), ["c1", "c2"]);
+    host.failAppends = 2; // both index entries of the first attempt
+    await host.command("/pruner compact");
+    expect(host.notices.at(-1)!.message).toMatch(/^pruner: no chains eligible for compaction \(2 skipped \u2014 index append failed: injected append failure\)$/);
+    await host.command("/pruner compact");
+    expect(blockIds(host)).toHaveLength(2);
+  });
+
+  it("status reports chains, archive, context saved and diagnostics", async () => {
+    const host = await PiHost.start(SessionManager.inMemory(), track(tempAgentDir()));
+    await playChains(host, new MessageClock(), ["c1", "c2", "c3", "c4"], (label) => `${label} `.repeat(200));
+    await host.command("/pruner status");
+    const lines = host.notices.at(-1)!.message.split("\n");
+    expect(lines[0]).toBe("pruner: on (window 3, grace 3, workers 0)");
+    expect(lines[1]).toBe("chains: 4 closed, 0 interrupted, 1 compressed");
+    expect(lines[2]).toBe("archived: 1 outputs, 0 spilled (0 bytes in memory)");
+    expect(lines[3]).toMatch(/^context: ~[\d,]+ -> ~[\d,]+ tokens \(~[\d,]+ saved\)$/);
+    expect(lines[4]).toBe("diagnostics: unresolved-range 0, range-id-mismatch 0, orphan-sweep 0, backfill-empty 0");
+    expect(lines[5]).toBe("errors: none");
+  });
+
+  it("answers an unknown subcommand with the usage", async () => {
+    const host = await PiHost.start(SessionManager.inMemory(), track(tempAgentDir()));
+    await host.command("/pruner frobnicate");
+    expect(host.notices.at(-1)).toEqual({ message: 'pruner: unknown subcommand "frobnicate"; usage: /pruner compact | status | on | off', level: "warning" });
+  });
+});
+
+describe("context_tree_query", () => {
+  async function compressedHost(outputs: (label: string) => string) {
+    const sessionDir = track(fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-sessions-")));
+    const host = await PiHost.start(SessionManager.create(sessionDir, sessionDir), track(tempAgentDir({ workers: 0, spillThreshold: 5000 })));
+    await playChains(host, new MessageClock(), ["c1", "c2"], outputs);
+    await host.command("/pruner compact");
+    return host;
+  }
+  const query = (host: PiHost, toolCallIds: string[]) => host.tools.get("context_tree_query")!.execute("q1", { toolCallIds });
+
+  it("returns the original bytes for a tN, inline or read back from the spill file", async () => {
+    const small = "small output \u00e9\u2603\nsecond line\n";
+    const big = Array.from({ length: 300 }, (_, i) => `big line ${i} ${"z".repeat(20)}`).join("\n");
+    const host = await compressedHost((label) => (label === "c1" ? small : big));
+    const [record] = host.customEntries("context-prune-index")[1]!.data.toolCalls;
+    expect(record.resultText).toBe("");
+    expect(fs.readFileSync(record.spillPath, "utf8")).toBe(big);
+    const result = await query(host, ["t1", "t2"]);
+    const text = result.content[0]!.text;
+    expect(text).toBe(
+      [
+        `## toolRef: t1\nTool: bash\nArgs: {\n  "command": "produce c1 0"\n}\nStatus: OK\nTurn: -1\n\n${small}`,
+        `## toolRef: t2\nTool: bash\nArgs: {\n  "command": "produce c2 0"\n}\nStatus: OK\nTurn: -1\n\n${big}`,
+      ].join("\n\n---\n\n"),
+    );
+    expect(Object.keys((result.details as { results: object }).results)).toEqual(["t1", "t2"]);
+  });
+
+  it("throws on unknown refs, naming them", async () => {
+    const host = await compressedHost((label) => `${label} out`);
+    await expect(query(host, ["t99"])).rejects.toThrow("unknown ref: t99 (not found in the archive \u2014 may not have been compressed yet)");
+    await expect(query(host, ["t1", "t98", "t99"])).rejects.toThrow(/^unknown refs: t98, t99 .*; ask again without them to get the other 1$/);
+  });
+
+  it("falls back to the preview when a spill file is gone", async () => {
+    const host = await compressedHost((label) => `${label} `.repeat(3000));
+    const [record] = host.customEntries("context-prune-index")[0]!.data.toolCalls;
+    fs.rmSync(record.spillPath);
+    const text = (await query(host, ["t1"])).content[0]!.text;
+    expect(text).toContain(`\n\n${record.resultPreview}\n[spill file not found: ${record.spillPath}]`);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * A throw-away pi agent folder pointing at the mock model: `models.json` (provider "mock",
+ * openai-completions on loopback) and `settings.json` (mock as default, retries off, plus an
+ * optional `chainpress` section). Mirrors what shared/reference/pi-harness/setup-agent-dir.sh writes.
+ */
+
+import fs from "node:fs";
+import path from "node:path";
+
+export function writeAgentDir(agentDir: string, baseUrl: string, chainpress?: Record<string, unknown>): void {
+  fs.mkdirSync(agentDir, { recursive: true });
+  const models = {
+    providers: {
+      mock: {
+        baseUrl,
+        api: "openai-completions",
+        apiKey: "mock-key",
+        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+        models: [
+          {
+            id: "mock-model",
+            name: "Mock Model",
+            reasoning: false,
+            input: ["text"],
+            contextWindow: 1_000_000,
+            maxTokens: 4096,
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+          },
+        ],
+      },
+    },
+  };
+  const settings: Record<string, unknown> = {
+    defaultProvider: "mock",
+    defaultModel: "mock-model",
+    quietStartup: true,
+    enableInstallTelemetry: false,
+    retry: { enabled: false },
+    // Keep pi's own compaction out of the way: the test is about chainpress's.
+    compaction: { enabled: false },
+  };
+  if (chainpress) settings.chainpress = chainpress;
+  fs.writeFileSync(path.join(agentDir, "models.json"), JSON.stringify(models, null, 2));
+  fs.writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify(settings, null, 2));
+}
+
+/** Environment for a pi child process: offline, this agent folder, no user config leaking in. */
+export function piEnv(agentDir: string, home: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    PI_CODING_AGENT_DIR: agentDir,
+    PI_OFFLINE: "1",
+    TERM: "dumb",
+    NO_COLOR: "1",
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * The real pi loads the compiled extension (and piscina the compiled worker) from dist/. `npm test`
+ * builds first; a direct `vitest run` after editing sources would otherwise test stale code, so
+ * rebuild when any source under src/ is newer than its compiled file.
+ */
+
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+export const EXTENSION_ENTRY = path.resolve("dist/src/extension/index.js");
+
+function sourcesNewerThanDist(dir: string): boolean {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const source = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (sourcesNewerThanDist(source)) return true;
+    } else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
+      const compiled = path.join("dist", source.replace(/\.ts$/, ".js"));
+      if (!fs.existsSync(compiled) || fs.statSync(compiled).mtimeMs < fs.statSync(source).mtimeMs) return true;
+    }
+  }
+  return false;
+}
+
+export function ensureBuilt(): void {
+  if (!sourcesNewerThanDist("src")) return;
+  const result = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { encoding: "utf8", stdio: "pipe" });
+  if (result.status !== 0) throw new Error(`tsc failed:\n${result.stdout}\n${result.stderr}`);
+}
