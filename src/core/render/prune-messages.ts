@@ -20,7 +20,8 @@ import type { PruneState } from "../prune-state.js";
 import type { DiagnosticReport } from "../prune-types.js";
 import { recoveryGraceKeys } from "../select-eligible.js";
 import type { AgentMessage } from "../session-types.js";
-import { applyChainRanges } from "./chain-ranges.js";
+import { SpanIndex } from "../span-index.js";
+import { applyChainRanges, planChainRanges } from "./chain-ranges.js";
 import { sweepOrphans } from "./orphan-sweep.js";
 import { stubArchivedResults } from "./stub-results.js";
 
@@ -61,14 +62,27 @@ function graceKeysFor(messages: AgentMessage[], graceTurns: number): Set<string>
   return recoveryGraceKeys(real, graceTurns);
 }
 
+/**
+ * Positions strictly inside the spans phase 3 will replace. Stubbing never moves a message or
+ * changes a user/assistant timestamp, so the spans are the same before and after phase 1; the
+ * real diagnostics come from phase 3 itself.
+ */
+function droppedPositions(messages: AgentMessage[], state: PruneState): Uint8Array {
+  const inside = new Uint8Array(messages.length);
+  for (const range of planChainRanges(new SpanIndex(messages), state.chains.values(), [])) inside.fill(1, range.startIndex + 1, range.endIndex);
+  return inside;
+}
+
 export function pruneMessages(messages: AgentMessage[], state: PruneState, options: PruneOptions = {}): PruneResult {
+  const chainsOn = options.chainCompressionEnabled !== false;
   const stubbed = stubArchivedResults(messages, state, {
     isProtected: options.isProtected ?? defaultProtection(),
     graceKeys: graceKeysFor(messages, options.recoveryGraceTurns ?? DEFAULT_RECOVERY_GRACE_TURNS),
+    ...(chainsOn && state.chains.size > 0 ? { dropped: droppedPositions(messages, state) } : {}),
   });
   const diagnostics: DiagnosticReport[] = [];
   let current = stubbed;
-  if (options.chainCompressionEnabled !== false) {
+  if (chainsOn) {
     const chains = applyChainRanges(current, state, { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false });
     current = chains.messages;
     diagnostics.push(...chains.diagnostics);

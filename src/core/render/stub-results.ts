@@ -16,6 +16,8 @@ export interface StubOptions {
   isProtected: ProtectionPredicate;
   /** Occurrence keys of recent context_tree_query results (select-eligible.ts `recoveryGraceKeys`). */
   graceKeys: ReadonlySet<string>;
+  /** Positions whose result is dropped later anyway (inside a compressed chain): not worth a stub. */
+  dropped?: Uint8Array;
 }
 
 /** Stub text of an output archived inline. */
@@ -102,7 +104,7 @@ export function stubArchivedResults(messages: AgentMessage[], state: PruneState,
   messages.forEach((message, index) => {
     if (message.role === "assistant") for (const call of toolCallParts(message)) callArgs.set(call.id, detectionArgs(call));
     let next = message;
-    if (message.role === "toolResult") {
+    if (message.role === "toolResult" && options.dropped?.[index] !== 1) {
       const result = message as ToolResultMessage;
       const text = stubFor(result, state, options, callArgs);
       if (text !== undefined && !isSameStub(result, text)) next = stubMessage(result, text);
