@@ -4,7 +4,6 @@
  * a bounded number in flight, and commits strictly in chain order, in fixed-size groups.
  */
 
-import { pack } from "msgpackr";
 import type { PruneState } from "../core/prune-state.js";
 import type { ChainCompressionEntry, ChainRange, ChainSkip } from "../core/prune-types.js";
 import { selectEligible } from "../core/select-eligible.js";
@@ -15,6 +14,7 @@ import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
 import { commitGroup, type CommitContext, type GroupItem } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
+import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { planChains, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 
@@ -117,20 +117,20 @@ type TaskOutcome = { ok: true; result: ChainTaskResult | undefined } | { ok: fal
 /** Start the worker for a deterministic plan that has fresh outputs; other plans need none. */
 function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressStats): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
-  const task = stats.time("encode", () => buildTask(deps, plan));
-  // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
-  plan.inner = [];
-  return deps.runner.run(task).then(
+  const run = async (): Promise<ChainTaskResult> => {
+    const encoded = await encodeSlice(plan.inner);
+    stats.stageMs.encode += encoded.busyMs;
+    // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
+    plan.inner = [];
+    return deps.runner.run(buildTask(deps, plan, encoded.bytes));
+  };
+  return run().then(
     (result) => ({ ok: true as const, result }),
     (error: unknown) => ({ ok: false as const, error: error instanceof Error ? error : new Error(String(error)) }),
   );
 }
 
-function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan): ChainTask {
-  const encoded = pack(plan.inner);
-  // pack() may return a view of a shared buffer; the worker needs its own transferable copy.
-  const encodedSlice = new Uint8Array(encoded.length);
-  encodedSlice.set(encoded);
+function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, encodedSlice: Uint8Array): ChainTask {
   const task: ChainTask = {
     chainStart: plan.chain.startUserTimestamp,
     encodedSlice,

@@ -18,10 +18,23 @@ export function renderContext(model: SessionModel, options: PruneOptions = {}): 
   return pruneMessages(contextMessages(model.branch), model.state, options).messages;
 }
 
+/**
+ * JSON length per message object. Rendering returns untouched messages as the same objects, so
+ * the "after" measure of a compaction only serialises what changed.
+ */
+const lengthOf = new WeakMap<object, number>();
+
 export function measureContext(model: SessionModel, options: PruneOptions = {}): ContextSize {
   const messages = renderContext(model, options);
   let chars = 0;
   // Per message, so a 200 MB session never becomes one giant string.
-  for (const message of messages) chars += JSON.stringify(message).length;
+  for (const message of messages) {
+    let length = lengthOf.get(message);
+    if (length === undefined) {
+      length = JSON.stringify(message).length;
+      lengthOf.set(message, length);
+    }
+    chars += length;
+  }
   return { messages: messages.length, chars };
 }

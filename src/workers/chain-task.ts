@@ -21,7 +21,7 @@ export type TaskFault = "throw" | "exit";
 export interface ChainTask {
   /** startUserTimestamp of the chain (for error messages). */
   chainStart: number;
-  /** msgpackr encoding of the messages strictly inside the span. */
+  /** The messages strictly inside the span, each msgpackr-encoded, back to back (main/encode-slice.ts). */
   encodedSlice: Uint8Array;
   protectedIds: string[];
   /** Occurrence keys to archive, in span order (planned on the main thread). */

@@ -5,7 +5,7 @@
  */
 
 import { performance } from "node:perf_hooks";
-import { unpack } from "msgpackr";
+import { unpackMultiple } from "msgpackr";
 import { buildBackfilledRecord, buildRef, type SpillFields } from "../core/chain-entry.js";
 import { contentHash } from "../core/content-hash.js";
 import { buildDeterministicBody } from "../core/deterministic-body.js";
@@ -24,7 +24,7 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   const hasher = await loadHasher();
   const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
   let t = performance.now();
-  const inner = unpack(task.encodedSlice) as AgentMessage[];
+  const inner = unpackMultiple(task.encodedSlice) as AgentMessage[];
   t = lap(timings, "decode", t);
   const fields = extractPlanned(task, inner);
   t = lap(timings, "extract", t);
