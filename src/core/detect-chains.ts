@@ -29,6 +29,11 @@ class ChainBuilder {
 
 const neverProtected: ProtectionPredicate = () => false;
 
+/** Ids and names from a file are untrusted: only non-empty strings can be keyed and archived. */
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}
+
 /** Closed and interrupted chains in message order; a chain still open at the end is not emitted. */
 export function detectChains(messages: readonly AgentMessage[], isProtected = neverProtected): ChainRange[] {
   const chains: ChainRange[] = [];
@@ -49,7 +54,7 @@ export function detectChains(messages: readonly AgentMessage[], isProtected = ne
         continue;
       }
       for (const call of calls) {
-        if (!call.id || !call.name) continue;
+        if (!isNonEmptyString(call.id) || !isNonEmptyString(call.name)) continue;
         current.middleIds.add(call.id);
         if (isProtected(call.name, detectionArgs(call))) current.protectedIds.add(call.id);
       }
@@ -62,7 +67,7 @@ export function detectChains(messages: readonly AgentMessage[], isProtected = ne
 
 function addToolResult(chain: ChainBuilder, result: ToolResultMessage, isProtected: ProtectionPredicate): void {
   const id = result.toolCallId;
-  if (!id) return;
+  if (!isNonEmptyString(id)) return;
   chain.middleIds.add(id);
   chain.middleKeys.add(occurrenceKey(id, resultTimestampOf(result.timestamp)));
   if (isProtected(result.toolName, undefined)) chain.protectedIds.add(id);

@@ -28,11 +28,15 @@ export function* spanOutputs(
   const calls = new Map<string, { name: string; args: unknown }>();
   for (const message of inner) {
     if (message.role === "assistant") {
-      for (const call of toolCallParts(message)) calls.set(call.id, { name: call.name, args: extractionArgs(call) });
+      for (const call of toolCallParts(message)) {
+        // Same rule as detection: an output must be keyable and archivable to be extracted.
+        if (typeof call.id === "string" && call.id !== "" && typeof call.name === "string") calls.set(call.id, { name: call.name, args: extractionArgs(call) });
+      }
       continue;
     }
     if (message.role !== "toolResult") continue;
     const result = message as ToolResultMessage;
+    if (typeof result.toolCallId !== "string") continue;
     const call = calls.get(result.toolCallId);
     if (!call || protectedIds.has(result.toolCallId) || typeof result.timestamp !== "number") continue;
     const key = occurrenceKey(result.toolCallId, result.timestamp);

@@ -77,9 +77,19 @@ export function buildBranch(
 export function branchMessages(branch: readonly SessionEntry[]): AgentMessage[] {
   const messages: AgentMessage[] = [];
   for (const entry of branch) {
-    if (entry.type === "message") messages.push((entry as MessageEntry).message);
+    if (isMessageEntry(entry)) messages.push(entry.message);
   }
   return messages;
+}
+
+/**
+ * A `message` entry whose `message` is an object with a string role. Anything else cannot be a
+ * conversation message (pi would crash on it); it is left out rather than crashing the reader.
+ */
+function isMessageEntry(entry: SessionEntry): entry is MessageEntry {
+  if (entry.type !== "message") return false;
+  const message = (entry as { message?: unknown }).message;
+  return typeof message === "object" && message !== null && typeof (message as { role?: unknown }).role === "string";
 }
 
 /**
@@ -114,8 +124,8 @@ export function contextMessages(branch: readonly SessionEntry[]): AgentMessage[]
 
 /** Adds the model-visible message of one entry, if it has one. */
 function pushContextMessage(messages: AgentMessage[], entry: SessionEntry): void {
-  if (entry.type === "message") {
-    messages.push((entry as MessageEntry).message);
+  if (isMessageEntry(entry)) {
+    messages.push(entry.message);
   } else if (entry.type === "custom_message") {
     const e = entry as CustomMessageEntry;
     messages.push({

@@ -6,6 +6,7 @@
  */
 
 import { readFile } from "node:fs/promises";
+import { contentHash } from "../core/content-hash.js";
 import { digestMatches, type Hasher } from "../core/digest.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 
@@ -45,11 +46,17 @@ function verify(record: ToolCallRecord, path: string, bytes: Uint8Array, hasher:
   if (record.spillDigest !== undefined && !digestMatches(hasher, record.spillDigest, bytes)) {
     return failure("corrupt", `spill file ${path} does not match its recorded digest ${record.spillDigest}`);
   }
+  let text: string;
   try {
-    return { ok: true, text: decoder.decode(bytes) };
+    text = decoder.decode(bytes);
   } catch {
     return failure("corrupt", `spill file ${path} is not valid UTF-8`);
   }
+  // Records written by pi-condense carry no digest; their content hash still catches most damage.
+  if (record.spillDigest === undefined && record.contentHash !== undefined && contentHash(record.toolName, text) !== record.contentHash) {
+    return failure("corrupt", `spill file ${path} does not match its recorded content hash ${record.contentHash}`);
+  }
+  return { ok: true, text };
 }
 
 /** The verified full output of a spilled record. */

@@ -34,7 +34,7 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   let archivedChars = 0;
   for (const field of fields) {
     archivedChars += field.resultText.length;
-    const spill = field.resultText.length >= task.spill.threshold ? spillOutput(task, hasher, field, timings) : undefined;
+    const spill = shouldSpill(field.resultText, task.spill.threshold) ? spillOutput(task, hasher, field, timings) : undefined;
     if (spill) {
       spilledFiles++;
       spilledBytes += spill.spillBytes;
@@ -47,6 +47,14 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   const body = buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs);
   lap(timings, "body", t);
   return { records, refs, body, spilledFiles, spilledBytes, archivedChars, timings };
+}
+
+/**
+ * Upstream's rule (length ≥ threshold), except for text with a lone surrogate: UTF-8 cannot
+ * carry it, so a spill file would return U+FFFD. Kept inline, JSON stores it exactly.
+ */
+function shouldSpill(text: string, threshold: number): boolean {
+  return text.length >= threshold && (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 function lap(timings: TaskTimings, stage: keyof TaskTimings, since: number): number {
