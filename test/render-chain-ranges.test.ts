@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { assistantCalls, toolResult, user } from "./helpers/messages.js";
 import { buildChainEntry } from "../src/core/chain-entry.js";
 import { detectChains } from "../src/core/detect-chains.js";
 import { PruneState } from "../src/core/prune-state.js";
@@ -8,20 +9,6 @@ import type { AgentMessage, AssistantMessage, CustomMessage, ToolResultMessage, 
 import { SpanIndex } from "../src/core/span-index.js";
 
 // --- local factories -------------------------------------------------------------------------
-const user = (text: string, ts: number): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: ts });
-const assistantCalls = (calls: Array<{ id: string; name: string; args?: unknown }>, ts: number): AssistantMessage => ({
-  role: "assistant",
-  content: calls.map((c) => ({ type: "toolCall", id: c.id, name: c.name, arguments: c.args ?? {} })),
-  timestamp: ts,
-});
-const toolResult = (id: string, name: string, text: string, ts: number): ToolResultMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: name,
-  content: [{ type: "text", text }],
-  isError: false,
-  timestamp: ts,
-});
 const assistantText = (text: string, ts: number, thinking?: string): AssistantMessage => ({
   role: "assistant",
   content: [...(thinking === undefined ? [] : [{ type: "thinking", thinking }]), { type: "text", text }],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { assistantCalls, toolResult, user } from "./helpers/messages.js";
 import { buildChainEntry } from "../src/core/chain-entry.js";
 import { detectChains } from "../src/core/detect-chains.js";
 import { PruneState } from "../src/core/prune-state.js";
@@ -7,20 +8,6 @@ import { pruneMessages } from "../src/core/render/prune-messages.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage, UserMessage } from "../src/core/session-types.js";
 
 // --- local factories -------------------------------------------------------------------------
-const user = (text: string, ts: number): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: ts });
-const assistantCalls = (calls: Array<{ id: string; name: string }>, ts: number): AssistantMessage => ({
-  role: "assistant",
-  content: calls.map((c) => ({ type: "toolCall", id: c.id, name: c.name, arguments: {} })),
-  timestamp: ts,
-});
-const toolResult = (id: string, name: string, text: string, ts: number): ToolResultMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: name,
-  content: [{ type: "text", text }],
-  isError: false,
-  timestamp: ts,
-});
 const assistantText = (text: string, ts: number): AssistantMessage => ({ role: "assistant", content: [{ type: "text", text }], timestamp: ts });
 const record = (id: string, name: string, ts: number): ToolCallRecord => ({
   toolCallId: id,

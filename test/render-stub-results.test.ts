@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { assistantCalls, toolResult, user } from "./helpers/messages.js";
 import { makeProtectionPredicate } from "../src/core/protection.js";
 import { PruneState } from "../src/core/prune-state.js";
 import type { ToolCallRecord } from "../src/core/prune-types.js";
@@ -6,20 +7,6 @@ import { stubArchivedResults, type StubOptions } from "../src/core/render/stub-r
 import type { AgentMessage, AssistantMessage, ToolResultMessage, UserMessage } from "../src/core/session-types.js";
 
 // --- local factories -------------------------------------------------------------------------
-const user = (text: string, ts: number): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: ts });
-const assistantCalls = (calls: Array<{ id: string; name: string; args?: unknown }>, ts: number): AssistantMessage => ({
-  role: "assistant",
-  content: calls.map((c) => ({ type: "toolCall", id: c.id, name: c.name, arguments: c.args ?? {} })),
-  timestamp: ts,
-});
-const toolResult = (id: string, name: string, text: string, ts: number): ToolResultMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: name,
-  content: [{ type: "text", text }],
-  isError: false,
-  timestamp: ts,
-});
 const record = (id: string, name: string, text: string, resultTimestamp?: number, extra: Partial<ToolCallRecord> = {}): ToolCallRecord => ({
   toolCallId: id,
   toolName: name,
