@@ -1,5 +1,6 @@
 // v1/v2 → v3 migration: in memory (migrateEntries) and on disk (migrateFileInPlace), checked
 // against pi's own migration and loader.
+import { parses, splitConcatenated } from "./helpers/joined-lines.js";
 import { createHash } from "node:crypto";
 import { appendFileSync, chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,31 +48,6 @@ function withoutIds(line: string): string {
     if (typeof value[key] === "string") value[key] = "ID";
   }
   return JSON.stringify(value);
-}
-
-function parses(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The JSON texts of a line that is several objects written back to back, found without the
- * reader's logic: cut at every "}{" where the text so far parses. Undefined unless all parse.
- */
-function splitConcatenated(text: string): string[] | undefined {
-  const pieces: string[] = [];
-  let start = 0;
-  for (let at = text.indexOf("}{"); at !== -1; at = text.indexOf("}{", at + 1)) {
-    if (!parses(text.slice(start, at + 1))) continue;
-    pieces.push(text.slice(start, at + 1));
-    start = at + 1;
-  }
-  const last = text.slice(start);
-  return pieces.length > 0 && parses(last) ? [...pieces, last] : undefined;
 }
 
 /** A small v1 session: header then entries without id/parentId. */

@@ -1,5 +1,6 @@
 // readSession on the real pi sessions and on broken files: what loads, what is refused, and
 // that reading never changes the file.
+import { parses, splitConcatenated } from "./helpers/joined-lines.js";
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,31 +42,6 @@ function writeTemp(name: string, content: string | Buffer): string {
 
 function sha1(file: string): string {
   return createHash("sha1").update(readFileSync(file)).digest("hex");
-}
-
-function parses(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The JSON texts of a line that is several objects written back to back, found without the
- * reader's logic: cut at every "}{" where the text so far parses. Undefined unless all parse.
- */
-function splitConcatenated(text: string): string[] | undefined {
-  const pieces: string[] = [];
-  let start = 0;
-  for (let at = text.indexOf("}{"); at !== -1; at = text.indexOf("}{", at + 1)) {
-    if (!parses(text.slice(start, at + 1))) continue;
-    pieces.push(text.slice(start, at + 1));
-    start = at + 1;
-  }
-  const last = text.slice(start);
-  return pieces.length > 0 && parses(last) ? [...pieces, last] : undefined;
 }
 
 /**
