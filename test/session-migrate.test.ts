@@ -1,6 +1,6 @@
 // v1/v2 → v3 migration: in memory (migrateEntries) and on disk (migrateFileInPlace), checked
 // against pi's own migration and loader.
-import { parses, splitConcatenated } from "./helpers/joined-lines.js";
+import { splitConcatenated } from "./helpers/joined-lines.js";
 import { createHash } from "node:crypto";
 import { appendFileSync, chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
