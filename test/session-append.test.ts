@@ -51,6 +51,20 @@ function writeSession(content: string): string {
 }
 
 describe("appendCustom", () => {
+  it("writes the same bytes when the data comes pre-serialised (dataJson) and when it does not", async () => {
+    const data = { toolCalls: [{ toolCallId: "a\u2028b", text: "é\n\"q\"", n: 1.5 }], backfilled: true, refs: [] };
+    const lines = [];
+    for (const dataJson of [undefined, JSON.stringify(data)]) {
+      const file = writeSession(`${HEADER}\n${USER}\n${ASSISTANT}\n`);
+      const appender = await SessionAppender.open(await readSession(file), { now: () => NOW, randomId: idSequence("aaaa0001") });
+      await appender.appendCustom("context-prune-index", data, dataJson === undefined ? {} : { dataJson });
+      await appender.close();
+      lines.push(readFileSync(file, "utf8").split("\n").at(-2));
+    }
+    expect(lines[1]).toBe(lines[0]);
+    expect(JSON.parse(lines[0]!).data).toEqual(data);
+  });
+
   it("writes pi's custom entry line, chained to the leaf, and pi reads it", async () => {
     const original = `${HEADER}\n${USER}\n${ASSISTANT}\n`;
     const file = writeSession(original);

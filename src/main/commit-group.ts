@@ -31,6 +31,8 @@ export interface ChainWork {
   records: ToolCallRecord[];
   refs: SummaryToolCallRef[];
   body: string;
+  /** The index entry's data, serialised by the worker. */
+  indexDataJson?: string;
 }
 
 export interface GroupItem {
@@ -68,7 +70,7 @@ async function commitIndexEntries(ctx: CommitContext, slots: Slot[]): Promise<vo
   for (const slot of slots) {
     if (slot.failure || !slot.work || slot.work.records.length === 0) continue;
     try {
-      await ctx.append(CUSTOM_TYPE_INDEX, buildBackfilledIndexData(slot.work.records, slot.work.refs));
+      await ctx.append(CUSTOM_TYPE_INDEX, buildBackfilledIndexData(slot.work.records, slot.work.refs), slot.work.indexDataJson);
       written.push(slot);
     } catch (error) {
       slot.failure = `index append failed: ${(error as Error).message}`;

@@ -94,8 +94,8 @@ async function openWriter(model: SessionModel, options: CompactOptions): Promise
   }
   const appender = await SessionAppender.open(model.loaded, { dropTruncatedTail: options.dropTruncatedTail });
   return {
-    append: async (customType, data) => {
-      await appender.appendCustom(customType, data, { durable: false });
+    append: async (customType, data, dataJson) => {
+      await appender.appendCustom(customType, data, { durable: false, ...(dataJson === undefined ? {} : { dataJson }) });
       appendedEntries.push({ customType, data });
     },
     sync: () => appender.sync(),

@@ -114,11 +114,23 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
 
 type TaskOutcome = { ok: true; result: ChainTaskResult | undefined } | { ok: false; error: Error };
 
+/**
+ * Encodings run one after another: concurrent cooperative encoders would all resume in the same
+ * turn of the event loop and block it together for their summed slices.
+ */
+let encodeLane: Promise<unknown> = Promise.resolve();
+
+function encodeInLane(messages: AgentMessage[]): ReturnType<typeof encodeSlice> {
+  const encoded = encodeLane.then(() => encodeSlice(messages));
+  encodeLane = encoded.catch(() => undefined);
+  return encoded;
+}
+
 /** Start the worker for a deterministic plan that has fresh outputs; other plans need none. */
 function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressStats): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
   const run = async (): Promise<ChainTaskResult> => {
-    const encoded = await encodeSlice(plan.inner);
+    const encoded = await encodeInLane(plan.inner);
     stats.stageMs.encode += encoded.busyMs;
     // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
     plan.inner = [];

@@ -36,10 +36,10 @@ export class CompressStats {
 
   /** Wrap an appender so its time and count are recorded. */
   timedAppend(append: AppendEntry): AppendEntry {
-    return async (customType, data) => {
+    return async (customType, data, dataJson) => {
       const start = performance.now();
       try {
-        await append(customType, data);
+        await append(customType, data, dataJson);
         this.appendedEntries++;
       } finally {
         this.stageMs.append += performance.now() - start;

@@ -51,6 +51,8 @@ export interface ChainTaskResult {
   refs: SummaryToolCallRef[];
   /** The deterministic body (rangeSummaryText). */
   body: string;
+  /** JSON of the index entry's data ({toolCalls, backfilled, refs}), so the main thread need not serialise megabytes. */
+  indexDataJson: string;
   spilledFiles: number;
   spilledBytes: number;
   /** UTF-16 units of output archived (before spilling). */

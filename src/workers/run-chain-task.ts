@@ -6,7 +6,7 @@
 
 import { performance } from "node:perf_hooks";
 import { unpackMultiple } from "msgpackr";
-import { buildBackfilledRecord, buildRef, type SpillFields } from "../core/chain-entry.js";
+import { buildBackfilledIndexData, buildBackfilledRecord, buildRef, type SpillFields } from "../core/chain-entry.js";
 import { contentHash } from "../core/content-hash.js";
 import { buildDeterministicBody } from "../core/deterministic-body.js";
 import { loadHasher, spillDigestOf, type Hasher } from "../core/digest.js";
@@ -45,8 +45,9 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   t = performance.now();
   const refs = records.map((record, i) => buildRef(task.reservedRefs[i]!, record.toolCallId, record.resultTimestamp));
   const body = buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs);
+  const indexDataJson = JSON.stringify(buildBackfilledIndexData(records, refs));
   lap(timings, "body", t);
-  return { records, refs, body, spilledFiles, spilledBytes, archivedChars, timings };
+  return { records, refs, body, indexDataJson, spilledFiles, spilledBytes, archivedChars, timings };
 }
 
 /**
