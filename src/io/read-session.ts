@@ -8,6 +8,8 @@
  */
 import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import {
   deterministicIdFactory,
   migrateEntries,
@@ -17,6 +19,9 @@ import {
 } from "../core/session-migrate.js";
 import type { SessionEntry, SessionHeader } from "../core/session-types.js";
 import { SessionFileError, sessionWarning, type SessionWarning } from "./session-errors.js";
+
+/** Longest stretch of parsing between two yields to the event loop. */
+const READ_YIELD_MS = 8;
 
 /** Lines longer than this are refused; V8 cannot hold a string much over 512 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 500 * 1024 * 1024;
@@ -83,8 +88,15 @@ export async function readSession(file: string, opts: ReadSessionOptions = {}): 
   const counter = { bytes: 0 };
   try {
     const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    let stretch = performance.now();
     for await (const raw of splitLines(file, opts.chunkBytes ?? 1024 * 1024, maxLineBytes, counter)) {
       builder.accept(raw);
+      // Buffered chunks resolve as microtasks: without a real yield, parsing a large file would
+      // hold the event loop (a progress bar, a host's UI) for its whole duration.
+      if (performance.now() - stretch > READ_YIELD_MS) {
+        await yieldToLoop();
+        stretch = performance.now();
+      }
     }
   } catch (error) {
     throw toSessionError(error, file);
