@@ -12,9 +12,10 @@ import { buildBranch } from "../src/core/session-tree.js";
 import { migrateFileInPlace, SessionAppender } from "../src/io/append-session.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
+import { REAL_SESSIONS_DIR } from "./helpers/shared-paths.js";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const FIXTURES = "/work/shared/fixtures/real-pi-sessions";
+const FIXTURES = REAL_SESSIONS_DIR;
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 const NOW_ISO = "2026-01-02T03:04:05.678Z";
 

@@ -13,8 +13,9 @@ import { buildBranch } from "../src/core/session-tree.js";
 import { migrateFileInPlace } from "../src/io/append-session.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
+import { REAL_SESSIONS_DIR } from "./helpers/shared-paths.js";
 
-const FIXTURES = "/work/shared/fixtures/real-pi-sessions";
+const FIXTURES = REAL_SESSIONS_DIR;
 const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl", "session.jsonl"];
 /** The line of each real session that holds two entries written without a newline between them. */
 const JOINED_LINE: Record<string, number | undefined> = { "session.jsonl": 440, "compact.jsonl": 1013 };

@@ -11,8 +11,9 @@ import type { SessionEntry } from "../src/core/session-types.js";
 import { branchMessages, buildBranch, contextMessages } from "../src/core/session-tree.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
+import { REAL_SESSIONS_DIR } from "./helpers/shared-paths.js";
 
-const FIXTURES = "/work/shared/fixtures/real-pi-sessions";
+const FIXTURES = REAL_SESSIONS_DIR;
 const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl", "session.jsonl"];
 /** The line of each real session that holds two entries written without a newline between them. */
 const JOINED_LINE: Record<string, number | undefined> = { "session.jsonl": 440, "compact.jsonl": 1013 };
@@ -403,7 +404,7 @@ describe("bad input", () => {
   });
 
   it("a package.json is not a session", async () => {
-    const file = writeTemp("package.json", readFileSync("/work/main/package.json"));
+    const file = writeTemp("package.json", readFileSync(new URL("../package.json", import.meta.url)));
     const before = sha1(file);
     await expectSessionError(file, "not-a-session", 1);
     expect(sha1(file)).toBe(before);

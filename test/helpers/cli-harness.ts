@@ -10,10 +10,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { REAL_SESSIONS_DIR } from "./shared-paths.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const CLI = path.join(ROOT, "dist", "src", "cli", "main.js");
-export const REAL_SESSIONS = "/work/shared/fixtures/real-pi-sessions";
+export const REAL_SESSIONS = REAL_SESSIONS_DIR;
 
 function newestMtime(dir: string): number {
   let newest = 0;
