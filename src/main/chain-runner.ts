@@ -33,7 +33,7 @@ function poolRunner(workers: number): ChainRunner {
   const pool = new Piscina({ filename: workerFile(), minThreads: workers, maxThreads: workers, idleTimeout: 5_000 });
   return {
     workers,
-    run: (task) => pool.run(task, { transferList: [task.encodedSlice.buffer as ArrayBuffer] }) as Promise<ChainTaskResult>,
+    run: (task) => pool.run(task, task.encodedSlice ? { transferList: [task.encodedSlice.buffer as ArrayBuffer] } : {}) as Promise<ChainTaskResult>,
     close: () => pool.destroy(),
   };
 }

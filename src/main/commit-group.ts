@@ -89,7 +89,7 @@ async function commitChainEntries(ctx: CommitContext, slots: Slot[]): Promise<vo
     if (slot.failure) continue;
     if (slot.plan.kind === "skip") {
       if (slot.plan.diagnostic) await ctx.diagnostics.report(slot.plan.diagnostic);
-      slot.failure = slot.plan.diagnostic ? "nothing to archive in the span" : "every call is protected";
+      slot.failure = slot.plan.cause;
       continue;
     }
     try {

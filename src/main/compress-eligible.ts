@@ -14,6 +14,7 @@ import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
 import { commitGroup, type CommitContext, type GroupItem } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
+import { containsLoneSurrogate } from "../core/well-formed.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { planChains, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
@@ -130,11 +131,14 @@ function encodeInLane(messages: AgentMessage[]): ReturnType<typeof encodeSlice> 
 function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressStats): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
   const run = async (): Promise<ChainTaskResult> => {
+    // msgpack carries strings as UTF-8, which has no lone surrogates: such a rare slice goes by
+    // structured clone instead, which keeps every UTF-16 unit.
+    if (containsLoneSurrogate(plan.inner)) return deps.runner.run(buildTask(deps, plan, { inner: plan.inner }));
     const encoded = await encodeInLane(plan.inner);
     stats.stageMs.encode += encoded.busyMs;
     // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
     plan.inner = [];
-    return deps.runner.run(buildTask(deps, plan, encoded.bytes));
+    return deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.bytes }));
   };
   return run().then(
     (result) => ({ ok: true as const, result }),
@@ -142,10 +146,10 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
   );
 }
 
-function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, encodedSlice: Uint8Array): ChainTask {
+function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner">): ChainTask {
   const task: ChainTask = {
     chainStart: plan.chain.startUserTimestamp,
-    encodedSlice,
+    ...slice,
     protectedIds: plan.chain.protectedToolCallIds,
     plannedKeys: plan.plannedKeys,
     reservedRefs: plan.reservedRefs,
@@ -161,6 +165,13 @@ function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, encodedS
 function toItem(plan: ChainPlan, outcome: TaskOutcome): GroupItem {
   if (plan.kind !== "deterministic") return { plan };
   if (!outcome.ok) return { plan, failure: `worker failed: ${outcome.error.message}` };
-  if (!outcome.result) return { plan, work: { records: [], refs: [], body: retryBody(plan) } };
+  if (!outcome.result) {
+    try {
+      return { plan, work: { records: [], refs: [], body: retryBody(plan) } };
+    } catch (error) {
+      // A malformed archived record (say, an impossible timestamp) costs this chain only.
+      return { plan, failure: `cannot compose the body: ${(error as Error).message}` };
+    }
+  }
   return { plan, work: outcome.result };
 }

@@ -41,6 +41,8 @@ export interface DeterministicPlan extends PlanBase {
 /** Nothing to archive and nothing archived: fail-closed skip, with a diagnostic unless fully protected. */
 export interface SkipPlan extends PlanBase {
   kind: "skip";
+  /** Why, for the report. */
+  cause: string;
   diagnostic?: DiagnosticReport;
 }
 
@@ -65,6 +67,11 @@ function planOne(chain: ChainRange, messages: readonly AgentMessage[], spans: Sp
   const indexed = lookupKeys.flatMap((key) => state.records.get(key) ?? []);
   const keys = plannedKeys(inner, new Set(chain.protectedToolCallIds), (key) => state.isIndexed(key) || claimed.has(key));
   if (keys.length === 0 && indexed.length === 0) return skipPlan(chain, lookupKeys);
+  if (new Set(keys).size !== keys.length) {
+    // Two outputs under one occurrence key (same id, same timestamp) cannot both be archived and
+    // recovered by ref; dropping the span would lose one of them. Fail closed.
+    return { kind: "skip", chain, lookupKeys, cause: "two outputs share an occurrence key (same tool-call id and timestamp)" };
+  }
   for (const key of keys) claimed.add(key);
   const reservedRefs = state.reserveRefs(keys.length);
   const fresh = new Map(keys.map((key, i) => [key, reservedRefs[i]!]));
@@ -76,13 +83,13 @@ function planOne(chain: ChainRange, messages: readonly AgentMessage[], spans: Sp
 function skipPlan(chain: ChainRange, lookupKeys: string[]): SkipPlan {
   const protectedIds = new Set(chain.protectedToolCallIds);
   const fullyProtected = chain.middleToolCallIds.length > 0 && chain.middleToolCallIds.every((id) => protectedIds.has(id));
-  if (fullyProtected) return { kind: "skip", chain, lookupKeys };
+  if (fullyProtected) return { kind: "skip", chain, lookupKeys, cause: "every call is protected" };
   const diagnostic: DiagnosticReport = {
     kind: "backfill-empty",
     dedupKey: String(chain.startUserTimestamp),
     detail: `middles=${chain.middleToolCallIds.length}`,
   };
-  return { kind: "skip", chain, lookupKeys, diagnostic };
+  return { kind: "skip", chain, lookupKeys, cause: "nothing to archive in the span", diagnostic };
 }
 
 /** The body of a retry that archives nothing new: composed on the main thread from the index. */

@@ -5,6 +5,7 @@
  */
 
 import type { BodyRecord } from "../core/deterministic-body.js";
+import type { AgentMessage } from "../core/session-types.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
 import type { SpillTarget } from "../io/write-spill.js";
 
@@ -22,7 +23,9 @@ export interface ChainTask {
   /** startUserTimestamp of the chain (for error messages). */
   chainStart: number;
   /** The messages strictly inside the span, each msgpackr-encoded, back to back (main/encode-slice.ts). */
-  encodedSlice: Uint8Array;
+  encodedSlice?: Uint8Array;
+  /** The same messages as objects, for the rare slice msgpack cannot carry (lone surrogates). */
+  inner?: AgentMessage[];
   protectedIds: string[];
   /** Occurrence keys to archive, in span order (planned on the main thread). */
   plannedKeys: string[];

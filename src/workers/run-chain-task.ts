@@ -16,6 +16,7 @@ import { occurrenceKey } from "../core/occurrence-key.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { spillFileName } from "../core/spill-layout.js";
+import { isWellFormedText } from "../core/well-formed.js";
 import { ensureBlobDir, syncBlobDir, writeSpillFile } from "../io/write-spill.js";
 import type { ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
 
@@ -24,7 +25,7 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   const hasher = await loadHasher();
   const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
   let t = performance.now();
-  const inner = unpackMultiple(task.encodedSlice) as AgentMessage[];
+  const inner = task.inner ?? (unpackMultiple(task.encodedSlice ?? new Uint8Array()) as AgentMessage[]);
   t = lap(timings, "decode", t);
   const fields = extractPlanned(task, inner);
   t = lap(timings, "extract", t);
@@ -55,7 +56,7 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
  * carry it, so a spill file would return U+FFFD. Kept inline, JSON stores it exactly.
  */
 function shouldSpill(text: string, threshold: number): boolean {
-  return text.length >= threshold && (text as string & { isWellFormed(): boolean }).isWellFormed();
+  return text.length >= threshold && isWellFormedText(text);
 }
 
 function lap(timings: TaskTimings, stage: keyof TaskTimings, since: number): number {
