@@ -22,12 +22,16 @@ import {
   verifyArchivedBytes,
   writeCrashSession,
   type FinalState,
+  releaseCliSnapshot,
 } from "./helpers/stress-session.js";
 
 const CHAINS = 18;
 
 beforeAll(() => void stableCli(), 300_000);
-afterAll(removeTempDirs);
+afterAll(() => {
+  removeTempDirs();
+  releaseCliSnapshot();
+});
 
 let base: FinalState | undefined;
 function baseline(): FinalState {

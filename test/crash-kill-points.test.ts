@@ -25,6 +25,7 @@ import {
   verifyArchivedBytes,
   writeCrashSession,
   type FinalState,
+  releaseCliSnapshot,
 } from "./helpers/stress-session.js";
 
 /** 18 chains: two commit groups (16 + 2), so group boundaries are crossed too. */
@@ -108,7 +109,10 @@ const FAST: Array<[Point, number]> = [
 const POINTS: Point[] = ["spill-written", "spill-renamed", "index-append-partial", "index-appended", "chain-appended", "migrate-written", "atomic-temp-written"];
 
 beforeAll(() => void stableCli(), 300_000);
-afterAll(removeTempDirs);
+afterAll(() => {
+  removeTempDirs();
+  releaseCliSnapshot();
+});
 
 /** Spill files present under their final name must be complete: equal to some original output. */
 function expectNoTornSpill(file: string): void {

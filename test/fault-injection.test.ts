@@ -28,13 +28,16 @@ import {
   type CanonicalState,
   type FaultyRunOptions,
 } from "./helpers/stress-harness.js";
-import { compact, CRASH_SESSION_ID, expectNoDoubleIndex, expectPiOpens, finalState, parsedLines, stableCli, STRESS, verifyArchivedBytes, writeCrashSession } from "./helpers/stress-session.js";
+import { compact, CRASH_SESSION_ID, expectNoDoubleIndex, expectPiOpens, finalState, parsedLines, stableCli, STRESS, verifyArchivedBytes, writeCrashSession, releaseCliSnapshot } from "./helpers/stress-session.js";
 
 const CHAINS = 8;
 const BLOBS = `${CRASH_SESSION_ID}-blobs`;
 
 beforeAll(() => void stableCli(), 300_000);
-afterAll(removeTempDirs);
+afterAll(() => {
+  removeTempDirs();
+  releaseCliSnapshot();
+});
 
 const baselines = new Map<number, CanonicalState>();
 

@@ -9,10 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadHasher, spillDigestOf } from "../src/core/digest.js";
 import { removeTempDirs, sha256, tempDir } from "./helpers/cli-harness.js";
 import { addFigure } from "./helpers/stress-figures.js";
-import { compact, CRASH_SESSION_ID, finalState, runCli, SPILL_THRESHOLD, stableCli, verifyArchivedBytes, writeCrashSession } from "./helpers/stress-session.js";
+import { compact, CRASH_SESSION_ID, finalState, runCli, SPILL_THRESHOLD, stableCli, verifyArchivedBytes, writeCrashSession, releaseCliSnapshot } from "./helpers/stress-session.js";
 
 beforeAll(() => void stableCli(), 300_000);
-afterAll(removeTempDirs);
+afterAll(() => {
+  removeTempDirs();
+  releaseCliSnapshot();
+});
 
 interface Compacted {
   dir: string;

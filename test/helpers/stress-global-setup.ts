@@ -15,7 +15,10 @@ export default function setup(): () => void {
     const { totals, details } = readFigures(file);
     const rows: Array<[string, string]> = [
       [FIGURE_LABELS.killPoints, killPointsText(details.killRuns)],
-      ...(["killRuns", "fuzzCases", "faultsInjected", "recordsVerified", "recordsLost", "knownBugLosses", "knownBugCrashes"] as FigureName[]).map((name): [string, string] => [
+      ...(["killRuns", "fuzzCases", "faultsInjected", "recordsVerified", "recordsLost", "knownBugLosses", "knownBugCrashes"] as FigureName[])
+        // Known-bug counters only appear while a test records some (a pinned, still open bug).
+        .filter((name) => !name.startsWith("knownBug") || totals[name] > 0)
+        .map((name): [string, string] => [
         FIGURE_LABELS[name],
         details[name].length > 0 && (name === "knownBugLosses" || name === "knownBugCrashes") ? `${totals[name]} (${details[name].join("; ")})` : String(totals[name]),
       ]),

@@ -11,6 +11,7 @@ import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { expect } from "vitest";
 import { ensureBuilt, originalOutputs, ROOT, settle, type CliResult } from "./cli-harness.js";
+import { isAlive } from "../../src/io/session-lock.js";
 import { addFigure } from "./stress-figures.js";
 import { SessionBuilder, type CallSpec } from "./session-builder.js";
 
@@ -26,6 +27,7 @@ let snapshotCli: string | undefined;
  */
 export function stableCli(): string {
   if (snapshotCli) return snapshotCli;
+  sweepStaleSnapshots();
   ensureBuilt();
   let lastError = "";
   for (let attempt = 0; attempt < 10; attempt++) {
@@ -47,6 +49,24 @@ export function stableCli(): string {
     ensureBuilt();
   }
   throw new Error(`no consistent snapshot of dist/ could be taken: ${lastError}`);
+}
+
+/** Removes this process's snapshot (call from afterAll; vitest workers may end without "exit"). */
+export function releaseCliSnapshot(): void {
+  if (!snapshotCli) return;
+  fs.rmSync(path.resolve(snapshotCli, "..", "..", "..", ".."), { recursive: true, force: true });
+  snapshotCli = undefined;
+}
+
+/** Snapshots left by test processes that are gone (killed runs). */
+function sweepStaleSnapshots(): void {
+  const dir = path.join(ROOT, ".tmp");
+  if (!fs.existsSync(dir)) return;
+  for (const name of fs.readdirSync(dir)) {
+    const pid = Number(/^cli-snapshot-(\d+)-\d+$/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
 }
 
 /** The snapshot CLI with arguments (see stableCli). */
