@@ -6,6 +6,7 @@
 
 import { makeProtectionPredicate } from "../core/protection.js";
 import type { PruneOptions } from "../core/render/prune-messages.js";
+import { formatReconstructWarning } from "../core/reconstruct.js";
 import { readSession } from "../io/read-session.js";
 import { DEFAULT_COMPACT_OPTIONS } from "../main/compact-options.js";
 import { modelOf, type SessionModel } from "../main/session-model.js";
@@ -15,7 +16,7 @@ import { writeErr, type CliIo } from "./output.js";
 export async function loadForReading(file: string, io: CliIo): Promise<SessionModel> {
   const model = modelOf(await readSession(file, { malformedLines: "skip" }));
   for (const warning of model.loaded.warnings) writeErr(io, `chainpress: warning: ${warning.message}`);
-  for (const warning of model.reconstructWarnings) writeErr(io, `chainpress: warning: ${file}: entry ${warning.entryId}: ${warning.message}`);
+  for (const warning of model.reconstructWarnings) writeErr(io, `chainpress: warning: ${file}: ${formatReconstructWarning(warning)}`);
   const broken = model.branchBreak;
   if (broken) writeErr(io, `chainpress: warning: ${file}: branch stops at entry ${broken.entryId} (${broken.reason} ${broken.parentId})`);
   return model;

@@ -1,7 +1,9 @@
 /**
  * Rebuild PruneState from a session branch (upstream's reconstructFromSession, reference §8).
- * Entries are replayed in branch order; an entry whose `data` is missing or malformed is skipped
- * with a warning instead of aborting the load (upstream crashes there: §13.7).
+ * Entries are replayed in branch order. Every field of every entry is checked first
+ * (entry-shapes.ts): an entry whose `data` is missing or malformed is skipped whole, with a
+ * warning naming its line, instead of aborting the load (upstream crashes there: §13.7) or
+ * registering a value that would throw later, during render, stats or compact.
  */
 
 import {
@@ -10,6 +12,7 @@ import {
   CUSTOM_TYPE_INDEX,
   CUSTOM_TYPE_SUMMARY,
 } from "./custom-types.js";
+import { chainEntryProblem, isObject, recordProblem, refProblem } from "./entry-shapes.js";
 import { contentText } from "./message-text.js";
 import { occurrenceKey, resultTimestampOf } from "./occurrence-key.js";
 import { PruneState } from "./prune-state.js";
@@ -19,7 +22,20 @@ import type { SessionEntry } from "./session-types.js";
 export interface ReconstructWarning {
   /** Id of the skipped entry. */
   entryId: string;
+  /** 1-based line of the entry in its file, when the caller knows it. */
+  line?: number;
   message: string;
+}
+
+export interface ReconstructOptions {
+  /** Where an entry sits in its file (io/read-session's `lineOf`); warnings then name the line. */
+  lineOf?: (entry: SessionEntry) => number | undefined;
+}
+
+/** `line 12 (entry 3f2a…): …`, or `entry 3f2a…: …` when the line is unknown. */
+export function formatReconstructWarning(warning: ReconstructWarning): string {
+  const where = warning.line === undefined ? `entry ${warning.entryId}` : `line ${warning.line} (entry ${warning.entryId})`;
+  return `${where}: ${warning.message}`;
 }
 
 export interface ReconstructResult {
@@ -27,13 +43,17 @@ export interface ReconstructResult {
   warnings: ReconstructWarning[];
 }
 
-export function reconstructState(branch: readonly SessionEntry[]): ReconstructResult {
+export function reconstructState(branch: readonly SessionEntry[], options: ReconstructOptions = {}): ReconstructResult {
   const state = new PruneState();
   const warnings: ReconstructWarning[] = [];
   const aliases: Array<{ duplicateKey: string; originalKey: string }> = [];
   for (const entry of branch) {
     const problem = replayEntry(state, entry, aliases);
-    if (problem) warnings.push({ entryId: String(entry.id), message: problem });
+    if (!problem) continue;
+    const warning: ReconstructWarning = { entryId: String(entry.id), message: problem };
+    const line = options.lineOf?.(entry);
+    if (line !== undefined) warning.line = line;
+    warnings.push(warning);
   }
   // Applied after the walk so an alias inherits a ref whatever the entry order was.
   for (const alias of aliases) state.registerDedupAlias(alias.duplicateKey, alias.originalKey);
@@ -54,30 +74,34 @@ function replayEntry(state: PruneState, entry: SessionEntry, aliases: Aliases): 
   return undefined;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
+/** Records are checked one by one: a malformed record costs itself, not its entry's neighbours. */
 function replayIndex(state: PruneState, data: unknown): string | undefined {
   if (!isObject(data) || !Array.isArray(data.toolCalls)) return `${CUSTOM_TYPE_INDEX} entry without a toolCalls array`;
+  if (data.refs !== undefined && !Array.isArray(data.refs)) return `${CUSTOM_TYPE_INDEX} entry: refs is not an array`;
   const backfilled = data.backfilled === true;
-  let skipped = 0;
+  const problems: string[] = [];
   for (const raw of data.toolCalls) {
-    const record = asRecord(raw);
-    if (!record) skipped++;
-    else state.indexRecord(record, { seedDedup: !backfilled });
+    const problem = recordProblem(raw);
+    if (problem) problems.push(problem);
+    else state.indexRecord(normalisedRecord(raw as Record<string, unknown>), { seedDedup: !backfilled });
   }
-  if (backfilled && Array.isArray(data.refs)) for (const ref of data.refs) registerRawRef(state, ref);
-  return skipped > 0 ? `${CUSTOM_TYPE_INDEX} entry: ${skipped} malformed record(s) skipped` : undefined;
+  if (backfilled && Array.isArray(data.refs)) {
+    for (const ref of data.refs) {
+      const problem = refProblem(ref);
+      if (problem) problems.push(problem);
+      else registerRawRef(state, ref as Record<string, unknown>);
+    }
+  }
+  if (problems.length === 0) return undefined;
+  return `${CUSTOM_TYPE_INDEX} entry: ${problems.length} malformed record(s)/ref(s) skipped (first: ${problems[0]})`;
 }
 
 /**
- * A record needs a string id and name. Odd fields are normalised on a copy: the entry objects may
- * be pi's own live entries, which must never change under it.
+ * Upstream's reader tolerance for two fields: a non-string resultText reads as "", a non-number
+ * resultTimestamp as absent. Done on a copy: the entry objects may be pi's own live entries,
+ * which must never change under it.
  */
-function asRecord(raw: unknown): ToolCallRecord | undefined {
-  if (!isObject(raw) || typeof raw.toolCallId !== "string" || raw.toolCallId === "") return undefined;
-  if (typeof raw.toolName !== "string") return undefined;
+function normalisedRecord(raw: Record<string, unknown>): ToolCallRecord {
   const badText = typeof raw.resultText !== "string";
   const badTimestamp = "resultTimestamp" in raw && resultTimestampOf(raw.resultTimestamp) === undefined;
   if (!badText && !badTimestamp) return raw as unknown as ToolCallRecord;
@@ -87,9 +111,8 @@ function asRecord(raw: unknown): ToolCallRecord | undefined {
   return copy as unknown as ToolCallRecord;
 }
 
-function registerRawRef(state: PruneState, raw: unknown): void {
-  if (!isObject(raw) || typeof raw.shortId !== "string" || typeof raw.toolCallId !== "string") return;
-  const ref: SummaryToolCallRef = { shortId: raw.shortId, toolCallId: raw.toolCallId };
+function registerRawRef(state: PruneState, raw: Record<string, unknown>): void {
+  const ref: SummaryToolCallRef = { shortId: raw.shortId as string, toolCallId: raw.toolCallId as string };
   const ts = resultTimestampOf(raw.resultTimestamp);
   if (ts !== undefined) ref.resultTimestamp = ts;
   state.registerRef(ref);
@@ -110,9 +133,10 @@ export function summaryRefs(details: unknown): SummaryToolCallRef[] {
   if (Array.isArray(details.toolCallRefs)) {
     const refs: SummaryToolCallRef[] = [];
     for (const raw of details.toolCallRefs) {
-      if (!isObject(raw) || typeof raw.shortId !== "string" || typeof raw.toolCallId !== "string") continue;
-      const ts = resultTimestampOf(raw.resultTimestamp);
-      refs.push(ts === undefined ? { shortId: raw.shortId, toolCallId: raw.toolCallId } : { shortId: raw.shortId, toolCallId: raw.toolCallId, resultTimestamp: ts });
+      if (refProblem(raw) !== undefined) continue;
+      const { shortId, toolCallId, resultTimestamp } = raw as { shortId: string; toolCallId: string; resultTimestamp?: unknown };
+      const ts = resultTimestampOf(resultTimestamp);
+      refs.push(ts === undefined ? { shortId, toolCallId } : { shortId, toolCallId, resultTimestamp: ts });
     }
     return refs;
   }
@@ -123,9 +147,8 @@ export function summaryRefs(details: unknown): SummaryToolCallRef[] {
 }
 
 function replayChain(state: PruneState, data: unknown): string | undefined {
-  if (!isObject(data) || typeof data.blockId !== "string" || !data.blockId || typeof data.startUserTimestamp !== "number") {
-    return `${CUSTOM_TYPE_CHAIN} entry without blockId/startUserTimestamp`;
-  }
+  const problem = chainEntryProblem(data);
+  if (problem) return `${CUSTOM_TYPE_CHAIN} entry skipped: ${problem}`;
   state.registerChain(data as unknown as ChainCompressionEntry);
   return undefined;
 }

@@ -8,6 +8,7 @@ import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
 import { detectChains } from "../core/detect-chains.js";
 import type { DiagnosticKind } from "../core/prune-types.js";
+import { formatReconstructWarning } from "../core/reconstruct.js";
 import { pruneMessages } from "../core/render/prune-messages.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { contextMessages } from "../core/session-tree.js";
@@ -101,6 +102,6 @@ export function statusReport(runtime: Chainpress, sessionManager: SessionView): 
     `diagnostics: ${DIAG_LETTERS.map(([kind]) => `${kind} ${counters[kind]}`).join(", ")}`,
     `errors: ${holder.errors.length === 0 ? "none" : `${holder.errors.length}, last: ${holder.errors[holder.errors.length - 1]}`}`,
   ];
-  for (const warning of [...runtime.settingsWarnings, ...holder.reconstructWarnings.map((w) => `entry ${w.entryId}: ${w.message}`)]) lines.push(`warning: ${warning}`);
+  for (const warning of [...runtime.settingsWarnings, ...holder.reconstructWarnings.map(formatReconstructWarning)]) lines.push(`warning: ${warning}`);
   return lines.join("\n");
 }

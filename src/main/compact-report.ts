@@ -1,6 +1,7 @@
 /** The report of one compaction: what happened, what it saved, where the time went. */
 
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
+import { formatReconstructWarning } from "../core/reconstruct.js";
 import type { ChainRange, ChainSkip, DiagnosticKind } from "../core/prune-types.js";
 import type { CompressEligibleResult } from "./compress-eligible.js";
 import type { ContextSize } from "./context-size.js";
@@ -76,7 +77,7 @@ export function buildCompactReport(input: ReportInput): CompactReport {
     diagnostics: { ...input.diagnostics.counters },
     warnings: [
       ...model.loaded.warnings.map((w) => w.message),
-      ...model.reconstructWarnings.map((w) => `entry ${w.entryId}: ${w.message}`),
+      ...model.reconstructWarnings.map(formatReconstructWarning),
       ...input.diagnostics.failures,
     ],
     wallMs: input.wallMs,

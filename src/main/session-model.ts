@@ -33,7 +33,7 @@ export async function loadSessionModel(file: string): Promise<SessionModel> {
 export function modelOf(loaded: LoadedSession): SessionModel {
   let branchBreak: BranchBreak | null = null;
   const branch = buildBranch(loaded.entries, (problem) => (branchBreak = problem));
-  const { state, warnings } = reconstructState(branch);
+  const { state, warnings } = reconstructState(branch, { lineOf: (entry) => loaded.lineOf(entry) });
   return {
     loaded,
     branch,
