@@ -2,19 +2,129 @@
  * Upstream's dedup content hash (reference §3.2): SHA-1 hex over the tool name, a NUL byte and the
  * normalised output (CRLF to LF, trailing blanks stripped per line, whole text trimmed).
  * Kept bit-compatible so pi-condense and chainpress agree on `contentHash`.
+ *
+ * Upstream normalises in four passes (replace, split, per-line regex, join, trim). This file does the
+ * same in one scan that never builds the normalised text: it finds the `\n`s with `indexOf`, and the
+ * normalised text is the input with a few runs cut out (the `\r` of each CRLF, trailing spaces and
+ * tabs before each line break, whitespace at both ends), so it is fed to SHA-1 as slices of the
+ * input between those cuts, coalesced into chunks of at most {@link CHUNK_CHARS} UTF-16 units.
+ *
+ * Why trimming first is the same as trimming last: every step only ever removes whitespace, so the
+ * first and last non-whitespace characters of the input survive and bound what the final `trim()`
+ * keeps; none of the steps can act across a non-whitespace character, so normalising the text
+ * between them (inclusive) gives exactly the trimmed result.
  */
 
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 
+/** Upper bound on the UTF-16 units handed to one `Hash.update` (bounds the transient UTF-8 buffer). */
+const CHUNK_CHARS = 64 * 1024;
+
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+
+/** What upstream's per-line `[ \t]+$` strips. */
+function isBlank(code: number): boolean {
+  return code === SPACE || code === TAB;
+}
+
+/**
+ * What `String.prototype.trim()` strips: ECMAScript WhiteSpace and LineTerminator (the same set as
+ * regex `\s`), i.e. TAB..CR, SPACE, NBSP, BOM, U+2028/U+2029 and the Unicode `Zs` category.
+ */
+function isTrimmable(code: number): boolean {
+  if (code <= SPACE) return code === SPACE || (code >= TAB && code <= CR);
+  if (code < 0x1680) return code === 0xa0;
+  return (
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/**
+ * Calls `emit(start, end)` for consecutive, non-empty ranges of `text` whose concatenation is the
+ * normalised text. Every range starts at the first kept character or at a kept `\n`, and ends at the
+ * last kept character or just before a removed `\r`, space or tab, so no range splits a surrogate pair.
+ */
+function forEachNormalizedRange(text: string, emit: (start: number, end: number) => void): void {
+  // The final trim(), done first (see the file comment).
+  let start = 0;
+  let end = text.length;
+  while (start < end && isTrimmable(text.charCodeAt(start))) start++;
+  while (end > start && isTrimmable(text.charCodeAt(end - 1))) end--;
+  if (start === end) return;
+
+  // text[start] and text[end - 1] are not whitespace, so every `\n` found below has a character before
+  // it inside [start, end), and the backward scans stop at `start` or at the previous `\n` at the latest.
+  let rangeStart = start;
+  for (let lf = text.indexOf("\n", start); lf !== -1 && lf < end; lf = text.indexOf("\n", lf + 1)) {
+    let lineEnd = lf;
+    // CRLF -> LF happens before the per-line strip: "a \t\r\n" loses the \r and then the blanks, but
+    // only one \r per \n ("\r\r\n" keeps one \r, which then shields the blanks before it).
+    if (text.charCodeAt(lineEnd - 1) === CR) lineEnd--;
+    while (isBlank(text.charCodeAt(lineEnd - 1))) lineEnd--;
+    if (lineEnd !== lf) {
+      emit(rangeStart, lineEnd);
+      rangeStart = lf; // the `\n` itself is kept and opens the next range
+    }
+  }
+  emit(rangeStart, end);
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** Feeds ranges of `text` to `hash` as UTF-8 in chunks of at most CHUNK_CHARS units, never splitting a surrogate pair. */
+class ChunkedUtf8Feeder {
+  private pending = "";
+
+  constructor(
+    private readonly hash: Hash,
+    private readonly text: string,
+  ) {}
+
+  add(start: number, end: number): void {
+    while (end - start > CHUNK_CHARS) {
+      let cut = start + CHUNK_CHARS;
+      // A pair split across two update() calls would hash as two U+FFFD instead of one 4-byte character.
+      if (isHighSurrogate(this.text.charCodeAt(cut - 1))) cut--;
+      this.append(start, cut);
+      start = cut;
+    }
+    this.append(start, end);
+  }
+
+  flush(): void {
+    if (this.pending.length > 0) this.hash.update(this.pending, "utf8");
+    this.pending = "";
+  }
+
+  private append(start: number, end: number): void {
+    if (this.pending.length + (end - start) > CHUNK_CHARS) this.flush();
+    this.pending += this.text.slice(start, end);
+  }
+}
+
+/** Upstream's normalisation as a string (the hash below never builds it). */
 export function normalizeResultText(text: string): string {
-  return text
-    .replace(/\r\n/g, "\n")
-    .split("\n")
-    .map((line) => line.replace(/[ \t]+$/, ""))
-    .join("\n")
-    .trim();
+  const parts: string[] = [];
+  forEachNormalizedRange(text, (start, end) => parts.push(text.slice(start, end)));
+  return parts.join("");
 }
 
 export function contentHash(toolName: string, resultText: string): string {
-  return createHash("sha1").update(toolName, "utf8").update("\0").update(normalizeResultText(resultText), "utf8").digest("hex");
+  const hash = createHash("sha1").update(toolName, "utf8").update("\0");
+  const feeder = new ChunkedUtf8Feeder(hash, resultText);
+  forEachNormalizedRange(resultText, (start, end) => feeder.add(start, end));
+  feeder.flush();
+  return hash.digest("hex");
 }
