@@ -2,7 +2,8 @@
  * `/pruner compact | status | on | off`.
  *   compact  every eligible chain now (rolling window 0), even when chainpress is off: it is an
  *            explicit request. Waits until pi is idle, so the newest reply is persisted and its
- *            chain counts as closed; then queues behind any running flush.
+ *            chain counts as closed; then queues behind any running flush. Both waits are
+ *            bounded: a command that cannot start within seconds says why and does nothing.
  *   status   counts, archive, context saved, diagnostics, errors.
  *   on|off   persisted as `chainpress.enabled` in pi's settings.json. Off = no live flush and no
  *            rendering: the model sees the raw session again (archived entries stay in the file).
@@ -15,6 +16,7 @@ import { passInput, runPass } from "./compress-pass.js";
 import { guard, notify } from "./report.js";
 import { branchBoundAppend, type Chainpress } from "./runtime.js";
 import { persistEnabled } from "./settings-file.js";
+import type { Busy } from "./serial-queue.js";
 import { refreshStatusLine, statusReport } from "./status.js";
 
 const SUBCOMMANDS = ["compact", "status", "on", "off"] as const;
@@ -36,14 +38,46 @@ async function runSubcommand(runtime: Chainpress, name: string, ctx: ExtensionCo
 }
 
 async function compact(runtime: Chainpress, ctx: ExtensionCommandContext): Promise<void> {
-  await ctx.waitForIdle();
-  await runtime.queue.run(async () => {
-    const generation = runtime.holder.generation;
-    const input = await passInput(runtime, ctx.sessionManager);
-    const result = await runPass(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW, branchBoundAppend(runtime, generation));
-    notify(ctx, compactNotice(result));
-    refreshStatusLine(runtime, ctx);
-  });
+  // Waiting for idle lets the newest reply be persisted so its chain counts as closed; bounded,
+  // so a long agent run gets an answer instead of a silent command.
+  if (!(await idleWithin(ctx, runtime.commandWaitMs))) {
+    notify(ctx, "pruner: compact not run: pi is still busy with the agent's run; try again when it ends", "warning");
+    return;
+  }
+  const outcome = await runtime.queue.tryRun(
+    async () => {
+      const generation = runtime.holder.generation;
+      const input = await passInput(runtime, ctx.sessionManager);
+      const result = await runPass(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW, branchBoundAppend(runtime, generation));
+      notify(ctx, compactNotice(result));
+      refreshStatusLine(runtime, ctx);
+    },
+    COMPACT_LABEL,
+    runtime.commandWaitMs,
+  );
+  if (!outcome.ran) notify(ctx, `pruner: compact not run: ${busyText(runtime, outcome.busy)}; try again when it finishes`, "warning");
+}
+
+const COMPACT_LABEL = "/pruner compact";
+
+/** ctx.waitForIdle, or false once `ms` have passed. */
+async function idleWithin(ctx: ExtensionCommandContext, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([ctx.waitForIdle().then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** "a chain compression has been running for 12 s, waiting for pi to persist the closing reply". */
+export function busyText(runtime: Chainpress, busy: Busy | undefined, now = Date.now()): string {
+  if (!busy) return "another pruner task holds the queue";
+  const seconds = Math.round((now - busy.since) / 1000);
+  const waiting = runtime.gate.waitingSince();
+  const why = waiting === undefined ? "" : `, waiting for pi to persist the closing reply (gives up after ${runtime.gate.timeout / 1000} s)`;
+  return `${busy.label} has been running for ${seconds} s${why}`;
 }
 
 /**
@@ -65,8 +99,10 @@ export function compactNotice(result: CompressEligibleResult): string {
 }
 
 async function showStatus(runtime: Chainpress, ctx: ExtensionCommandContext): Promise<void> {
-  // Behind the queue: a status asked right after a reply reports that reply's flush.
-  await runtime.queue.run(async () => notify(ctx, statusReport(runtime, ctx.sessionManager)));
+  // Behind the queue, briefly: a status asked right after a reply reports that reply's flush. The
+  // report only reads, so when the queue stays busy it is shown anyway, saying what runs.
+  const outcome = await runtime.queue.tryRun(async () => notify(ctx, statusReport(runtime, ctx.sessionManager)), "/pruner status", runtime.commandWaitMs);
+  if (!outcome.ran) notify(ctx, `${statusReport(runtime, ctx.sessionManager)}\nbusy: ${busyText(runtime, outcome.busy)}`);
 }
 
 async function setEnabled(runtime: Chainpress, ctx: ExtensionCommandContext, enabled: boolean): Promise<void> {

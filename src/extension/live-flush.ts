@@ -25,6 +25,9 @@ import { guard, notify } from "./report.js";
 import { branchBoundAppend, type Chainpress } from "./runtime.js";
 import { refreshStatusLine } from "./status.js";
 
+/** What `/pruner` commands report while a flush holds the queue. */
+export const FLUSH_LABEL = "a chain compression";
+
 /** A reply without tool calls closes the chain it answers (the detector's rule). */
 export function closesChain(message: AgentMessage): boolean {
   return message.role === "assistant" && toolCallParts(message).length === 0;
@@ -39,7 +42,7 @@ export function handleMessageEnd(runtime: Chainpress, event: { message: unknown 
 
 /** Queue a flush (merged with one still waiting to start); resolves when it has run. */
 export function requestFlush(runtime: Chainpress, closing: AgentMessage | undefined, ctx: ExtensionContext): Promise<void> {
-  return runtime.queue.coalesce(() => guard(runtime, ctx, "chain compression", undefined, () => flushOnce(runtime, closing, ctx)));
+  return runtime.queue.coalesce(() => guard(runtime, ctx, "chain compression", undefined, () => flushOnce(runtime, closing, ctx)), FLUSH_LABEL);
 }
 
 async function flushOnce(runtime: Chainpress, closing: AgentMessage | undefined, ctx: ExtensionContext): Promise<void> {
@@ -70,7 +73,7 @@ function gatedAppend(runtime: Chainpress, ctx: ExtensionContext, closing: AgentM
   let persisted: Promise<boolean> | undefined;
   return async (customType, data) => {
     persisted ??= runtime.gate.persisted(closing, ctx.sessionManager);
-    if (!(await persisted)) throw new Error("the closing message was never persisted");
+    if (!(await persisted)) throw new Error(`pi did not persist the closing reply within ${runtime.gate.timeout / 1000} s`);
     await append(customType, data);
   };
 }

@@ -28,12 +28,21 @@ export interface Chainpress {
   readonly runner: LazyRunner;
   readonly queue: SerialQueue;
   readonly gate: PersistGate;
+  /** How long a `/pruner` command waits for its turn before saying why it cannot run. */
+  readonly commandWaitMs: number;
 }
+
+/** Default of `commandWaitMs`: long enough for a flush that is about to end, short enough to feel like an answer. */
+export const DEFAULT_COMMAND_WAIT_MS = 3_000;
 
 export interface ChainpressOptions {
   agentDir: string;
   /** Test seam: how the worker pool is made (default: createChainRunner). */
   createRunner?: RunnerFactory;
+  /** Test seam: how long a flush waits for pi to persist its closing reply (default 60 s). */
+  persistTimeoutMs?: number;
+  /** Test seam: see Chainpress.commandWaitMs. */
+  commandWaitMs?: number;
 }
 
 export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Chainpress {
@@ -46,7 +55,8 @@ export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Cha
     holder: new StateHolder(appendNow(pi)),
     runner: new LazyRunner(() => runtime.settings.workers, options.createRunner),
     queue: new SerialQueue(),
-    gate: new PersistGate(),
+    gate: new PersistGate(options.persistTimeoutMs),
+    commandWaitMs: options.commandWaitMs ?? DEFAULT_COMMAND_WAIT_MS,
   };
   return runtime;
 }

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { SessionManager, type ExtensionAPI, type ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { createChainpress } from "../../src/extension/index.js";
-import type { Chainpress } from "../../src/extension/runtime.js";
+import type { Chainpress, ChainpressOptions } from "../../src/extension/runtime.js";
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
 type Command = { handler: (args: string, ctx: ExtensionCommandContext) => Promise<void> };
@@ -38,9 +38,9 @@ export class PiHost {
   ) {}
 
   /** Load chainpress into this host and fire session_start, as pi does on startup. */
-  static async start(sessionManager: SessionManager, agentDir: string): Promise<PiHost> {
+  static async start(sessionManager: SessionManager, agentDir: string, options: Omit<ChainpressOptions, "agentDir"> = {}): Promise<PiHost> {
     const host = new PiHost(sessionManager, agentDir);
-    host.runtime = createChainpress(host.api(), { agentDir });
+    host.runtime = createChainpress(host.api(), { ...options, agentDir });
     await host.emit("session_start", { type: "session_start", reason: "startup" });
     return host;
   }
