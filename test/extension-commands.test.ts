@@ -61,7 +61,7 @@ describe("/pruner compact", () => {
     expect(lines[1]).toBe("chains: 4 closed, 0 interrupted, 1 compressed");
     expect(lines[2]).toBe("archived: 1 outputs, 0 spilled (0 bytes in memory)");
     expect(lines[3]).toMatch(/^context: ~[\d,]+ -> ~[\d,]+ tokens \(~[\d,]+ saved\)$/);
-    expect(lines[4]).toBe("diagnostics: unresolved-range 0, range-id-mismatch 0, orphan-sweep 0, backfill-empty 0");
+    expect(lines[4]).toBe("diagnostics: unresolved-range 0, range-id-mismatch 0, orphan-sweep 0, backfill-empty 0, backfill-skipped 0");
     expect(lines[5]).toBe("errors: none");
   });
 

@@ -29,7 +29,8 @@ export function buildDeterministicBody(records: readonly BodyRecord[], refs: rea
   ].join("\n");
 }
 
-function recordTime(record: BodyRecord): number {
+/** The time a record is sorted and printed by: its result timestamp, else its capture time. */
+export function recordTime(record: BodyRecord): number {
   return record.resultTimestamp ?? record.timestamp;
 }
 

@@ -85,7 +85,13 @@ export interface DedupAliasEntryData {
   hash?: string;
 }
 
-export type DiagnosticKind = "unresolved-range" | "range-id-mismatch" | "orphan-sweep" | "backfill-empty";
+/**
+ * Upstream's four kinds, plus chainpress's `backfill-skipped`: a chain the deterministic path
+ * refuses for good (its data can never give a body or a safe archive), detail
+ * `start=<startUserTimestamp> reason=<why>`. Upstream never reads diagnostics back (§1.5), so an
+ * extra kind is invisible to it.
+ */
+export type DiagnosticKind = "unresolved-range" | "range-id-mismatch" | "orphan-sweep" | "backfill-empty" | "backfill-skipped";
 
 /** `data` of a `context-prune-diagnostic` entry. */
 export interface DiagnosticEntryData {
@@ -108,4 +114,6 @@ export interface ChainSkip {
   cause?: string;
   /** chainpress addition: true when a failure (not a decision) left the chain uncompressed; the next pass retries it. */
   failed?: boolean;
+  /** chainpress addition: the chain's own data rules it out on every run (reported as `backfill-skipped`). */
+  permanent?: boolean;
 }

@@ -63,6 +63,12 @@ async function flushOnce(runtime: Chainpress, closing: AgentMessage | undefined,
     runtime.holder.recordError(cause);
     notify(ctx, `pruner: chain left uncompressed, retried at the next reply: ${cause}`, "warning");
   }
+  for (const skip of result.skipped) {
+    // Refused for good (its own data rules it out): said once, and recorded as a diagnostic.
+    if (!skip.permanent || runtime.holder.refusedNotified.has(skip.startUserTimestamp)) continue;
+    runtime.holder.refusedNotified.add(skip.startUserTimestamp);
+    notify(ctx, `pruner: chain left uncompressed for good: ${skip.cause ?? "refused"}`, "warning");
+  }
   refreshStatusLine(runtime, ctx);
 }
 

@@ -27,6 +27,8 @@ export class StateHolder {
   readonly diagnostics: DiagnosticSink;
   /** Failures caught inside the extension, newest last. */
   readonly errors: string[] = [];
+  /** Chains already announced as refused for good (one notice per chain per branch load). */
+  readonly refusedNotified = new Set<number>();
   private reporting: Promise<void> = Promise.resolve();
 
   constructor(append: AppendEntry) {
@@ -40,6 +42,7 @@ export class StateHolder {
     this.reconstructWarnings = warnings;
     this.generation++;
     this.diagnostics.reset();
+    this.refusedNotified.clear();
   }
 
   /**

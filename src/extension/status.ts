@@ -26,6 +26,7 @@ const DIAG_LETTERS: Array<[DiagnosticKind, string]> = [
   ["range-id-mismatch", "m"],
   ["orphan-sweep", "o"],
   ["backfill-empty", "b"],
+  ["backfill-skipped", "s"],
 ];
 
 interface ArchiveTotals {
@@ -46,11 +47,12 @@ function archiveTotals(runtime: Chainpress): ArchiveTotals {
   return totals;
 }
 
-/** ` · diag u1/o2`, or "" when every counter is zero. */
+/** ` · diag u1/o2`, plus ` · 3 diag unsaved` when appends failed; "" when all is quiet. */
 function diagnosticsSegment(runtime: Chainpress): string {
-  const counters = runtime.holder.diagnostics.counters;
+  const { counters, failures } = runtime.holder.diagnostics;
   const parts = DIAG_LETTERS.filter(([kind]) => counters[kind] > 0).map(([kind, letter]) => `${letter}${counters[kind]}`);
-  return parts.length === 0 ? "" : ` \u00b7 diag ${parts.join("/")}`;
+  const written = parts.length === 0 ? "" : ` \u00b7 diag ${parts.join("/")}`;
+  return failures.length === 0 ? written : `${written} \u00b7 ${failures.length} diag unsaved`;
 }
 
 export function statusLine(runtime: Chainpress): string {
@@ -102,6 +104,8 @@ export function statusReport(runtime: Chainpress, sessionManager: SessionView): 
     `diagnostics: ${DIAG_LETTERS.map(([kind]) => `${kind} ${counters[kind]}`).join(", ")}`,
     `errors: ${holder.errors.length === 0 ? "none" : `${holder.errors.length}, last: ${holder.errors[holder.errors.length - 1]}`}`,
   ];
+  const unsaved = holder.diagnostics.failures;
+  if (unsaved.length > 0) lines.push(`diagnostics not persisted: ${unsaved.length} (${holder.diagnostics.failedAppends} failed appends), last: ${unsaved[unsaved.length - 1]}`);
   for (const warning of [...runtime.settingsWarnings, ...holder.reconstructWarnings.map(formatReconstructWarning)]) lines.push(`warning: ${warning}`);
   return lines.join("\n");
 }

@@ -79,6 +79,7 @@ export function buildCompactReport(input: ReportInput): CompactReport {
       ...model.loaded.warnings.map((w) => w.message),
       ...model.reconstructWarnings.map(formatReconstructWarning),
       ...input.diagnostics.failures,
+      ...result.skipped.filter((skip) => skip.permanent).map((skip) => `chain ${skip.startUserTimestamp} left uncompressed for good: ${skip.cause}`),
     ],
     wallMs: input.wallMs,
     stageMs: { ...result.stats.stageMs },

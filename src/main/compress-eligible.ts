@@ -101,6 +101,7 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
       if (!outcome.entry) {
         const skip: ChainSkip = { startUserTimestamp: outcome.plan.chain.startUserTimestamp, reason: "no-summary", cause: outcome.failure! };
         if (outcome.failed) skip.failed = true;
+        if (outcome.plan.kind === "skip" && outcome.plan.permanent) skip.permanent = true;
         skipped.push(skip);
         return;
       }

@@ -11,6 +11,8 @@ import type { PruneState } from "../core/prune-state.js";
 import type { ChainRange, DiagnosticReport } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { SpanIndex } from "../core/span-index.js";
+import { bodyRefusal } from "../core/body-refusal.js";
+import { refusedPlan } from "./refused-chains.js";
 
 interface PlanBase {
   chain: ChainRange;
@@ -44,6 +46,8 @@ export interface SkipPlan extends PlanBase {
   /** Why, for the report. */
   cause: string;
   diagnostic?: DiagnosticReport;
+  /** The chain's own data rules it out on every run (refused-chains.ts). */
+  permanent?: true;
 }
 
 export type ChainPlan = CoveredPlan | DeterministicPlan | SkipPlan;
@@ -70,8 +74,10 @@ function planOne(chain: ChainRange, messages: readonly AgentMessage[], spans: Sp
   if (new Set(keys).size !== keys.length) {
     // Two outputs under one occurrence key (same id, same timestamp) cannot both be archived and
     // recovered by ref; dropping the span would lose one of them. Fail closed.
-    return { kind: "skip", chain, lookupKeys, cause: "two outputs share an occurrence key (same tool-call id and timestamp)" };
+    return refusedPlan(chain, lookupKeys, "two outputs share an occurrence key (same tool-call id and timestamp)");
   }
+  const refusal = bodyRefusal(inner, new Set(chain.protectedToolCallIds), keys, indexed);
+  if (refusal) return refusedPlan(chain, lookupKeys, refusal);
   for (const key of keys) claimed.add(key);
   const reservedRefs = state.reserveRefs(keys.length);
   const fresh = new Map(keys.map((key, i) => [key, reservedRefs[i]!]));
