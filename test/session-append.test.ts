@@ -12,7 +12,7 @@ import { buildBranch } from "../src/core/session-tree.js";
 import { migrateFileInPlace, SessionAppender } from "../src/io/append-session.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
-import { REAL_SESSIONS_DIR } from "./helpers/shared-paths.js";
+import { REAL_SESSIONS_DIR } from "./helpers/fixture-paths.js";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const FIXTURES = REAL_SESSIONS_DIR;

@@ -13,7 +13,7 @@ import { buildBranch } from "../src/core/session-tree.js";
 import { migrateFileInPlace } from "../src/io/append-session.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
-import { REAL_SESSIONS_DIR } from "./helpers/shared-paths.js";
+import { REAL_SESSIONS_DIR } from "./helpers/fixture-paths.js";
 
 const FIXTURES = REAL_SESSIONS_DIR;
 const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl", "session.jsonl"];

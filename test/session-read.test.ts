@@ -11,7 +11,7 @@ import type { SessionEntry } from "../src/core/session-types.js";
 import { branchMessages, buildBranch, contextMessages } from "../src/core/session-tree.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
-import { REAL_SESSIONS_DIR } from "./helpers/shared-paths.js";
+import { REAL_SESSIONS_DIR } from "./helpers/fixture-paths.js";
 
 const FIXTURES = REAL_SESSIONS_DIR;
 const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl", "session.jsonl"];

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { REAL_SESSIONS_DIR } from "./shared-paths.js";
+import { REAL_SESSIONS_DIR } from "./fixture-paths.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const CLI = path.join(ROOT, "dist", "src", "cli", "main.js");

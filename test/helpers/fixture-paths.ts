@@ -1,12 +1,12 @@
 /**
- * Where the shared material lives: `../shared` beside the checkout (CI lays a copy there), so
- * tests never depend on an absolute path of one machine.
+ * Where the test fixtures live: inside the repository, so a fresh clone tests with nothing
+ * beside it (fixtures/real-pi-sessions/README.md says where they come from).
  */
 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** The four real pi sessions (read-only: copy before writing). */
-export const REAL_SESSIONS_DIR = path.resolve(REPO_ROOT, "..", "shared", "fixtures", "real-pi-sessions");
+/** The four real pi sessions (never write to them: copy first). */
+export const REAL_SESSIONS_DIR = path.join(REPO_ROOT, "fixtures", "real-pi-sessions");
