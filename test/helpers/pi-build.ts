@@ -8,7 +8,11 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-export const EXTENSION_ENTRY = path.resolve("dist/src/extension/index.js");
+/**
+ * What the e2e tests pass to `pi -e`: the checkout folder, exactly as the README tells users, so
+ * pi finds the extension through package.json's `pi.extensions` (extension.js → dist/).
+ */
+export const EXTENSION_ENTRY = path.resolve(".");
 
 function sourcesNewerThanDist(dir: string): boolean {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
