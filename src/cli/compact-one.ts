@@ -14,6 +14,7 @@ import { compactSession } from "../main/compact-session.js";
 import type { ChainProgress } from "../main/compress-eligible.js";
 import { CliError, describeError } from "./errors.js";
 import { assertSessionFile, checkBlobDir, checkQuiet } from "./preflight.js";
+import { liveSessionDecision, type SessionSource } from "./live-session.js";
 import { backupSession, dropMalformedLines, isRepairable } from "./repair.js";
 
 export interface CompactFlags {
@@ -42,6 +43,10 @@ export interface SessionOutcome {
   failedChains: number;
   /** Why the session failed, without the `chainpress: ` prefix. */
   error?: string;
+  /** "open in pi (pid N)" when pi has the session open (io/live-session-lock.ts). */
+  openInPi?: string;
+  /** Set when the session was left alone on purpose (found in a folder while open in pi). */
+  skipped?: string;
 }
 
 export function failedChainCount(report: CompactReport): number {
@@ -53,12 +58,16 @@ export async function compactOne(
   flags: CompactFlags,
   runner: ChainRunner,
   onProgress: (progress: ChainProgress) => void,
+  source: SessionSource = "named",
 ): Promise<SessionOutcome> {
   const target = flags.out ?? file;
   try {
+    const live = liveSessionDecision(file, { dryRun: flags.dryRun, force: flags.force, writesInPlace: target === file }, source);
+    if (live.action === "skip") return { file, target, ok: true, failedChains: 0, openInPi: live.note, skipped: `${live.note}; left alone` };
     const result = flags.dryRun ? await dryRun(file, flags, runner, onProgress) : await writeRun(file, target, flags, runner, onProgress);
     const failedChains = failedChainCount(result.report);
     const outcome: SessionOutcome = { file, target, ok: failedChains === 0, ...result, failedChains };
+    if (live.note) outcome.openInPi = live.note;
     if (failedChains > 0) outcome.error = `${target}: ${failedChains} chain(s) could not be compressed (see skipped causes)`;
     return outcome;
   } catch (error) {
@@ -112,7 +121,9 @@ function copyForOut(file: string, out: string, force: boolean): void {
 }
 
 async function compactWithRepair(target: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
-  const options = optionsOf(flags);
+  // With --repair, glued entries are split before anything is appended: our entries then hang
+  // under the last of them, and pi sees them all.
+  const options = { ...optionsOf(flags), refuseJoinedLines: flags.repair };
   try {
     return { report: await compactSession({ file: target, runner, options, onProgress }) };
   } catch (error) {
@@ -122,7 +133,7 @@ async function compactWithRepair(target: string, flags: CompactFlags, runner: Ch
   // compactSession refuses these before writing anything, so the backup is the untouched original.
   const backup = await backupSession(target, flags.force);
   const droppedLines = await dropMalformedLines(target);
-  const report = await compactSession({ file: target, runner, options: { ...options, dropTruncatedTail: true }, onProgress });
+  const report = await compactSession({ file: target, runner, options: { ...options, dropTruncatedTail: true, refuseJoinedLines: false }, onProgress });
   return { report, backup, droppedLines };
 }
 

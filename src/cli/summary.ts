@@ -22,6 +22,7 @@ function percentSaved(before: number, after: number): string {
 
 export function formatOutcome(outcome: SessionOutcome, color: boolean): string {
   const title = outcome.target === outcome.file ? outcome.file : `${outcome.file} → ${outcome.target}`;
+  if (outcome.skipped) return `${bold(title, color)}\n  skipped: ${outcome.skipped}`;
   if (!outcome.report) return `${bold(title, color)}\n  FAILED: ${outcome.error ?? "unknown error"}`;
   const lines = [bold(`${title}${headerNotes(outcome)}`, color), ...reportLines(outcome.report)];
   if (outcome.backup) lines.push(`  backup: ${outcome.backup}`);
@@ -35,6 +36,7 @@ function headerNotes(outcome: SessionOutcome): string {
   const notes: string[] = [];
   if (outcome.report?.dryRun) notes.push("dry run: nothing written");
   if (outcome.report?.migrated) notes.push("migrated to session version 3");
+  if (outcome.openInPi) notes.push(outcome.openInPi);
   return notes.length > 0 ? ` (${notes.join("; ")})` : "";
 }
 

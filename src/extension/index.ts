@@ -1,11 +1,12 @@
 /**
  * chainpress as a pi extension: `pi -e <this file>` or the package's `"pi": {"extensions"}`.
  * Wires pi's events to the small modules of this folder:
- *   session_start / session_tree  → settings loaded, state rebuilt from the branch (state-holder)
+ *   session_start / session_tree  → settings loaded, state rebuilt from the branch (state-holder),
+ *                                   live-session lock taken for the CLI to respect (live-lock)
  *   context                       → rendered messages (context-handler)
  *   message_end                   → live flush scheduled (live-flush)
  *   turn_end / agent_end          → persistence gate poked: pi has written the reply by now
- *   session_shutdown              → pending flush awaited (bounded), worker pool closed
+ *   session_shutdown              → pending flush awaited (bounded), worker pool closed, lock released
  *   /pruner, context_tree_query   → commands, query-tool
  * Every handler is guarded: a failure is reported and pi goes on with the raw context.
  */
@@ -14,6 +15,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { registerCommands } from "./commands.js";
 import { handleContext } from "./context-handler.js";
 import { handleMessageEnd } from "./live-flush.js";
+import { holdLiveLock, releaseLiveLock } from "./live-lock.js";
 import { registerQueryTool } from "./query-tool.js";
 import { guard, notify } from "./report.js";
 import { applySettings, createRuntime, type Chainpress, type ChainpressOptions } from "./runtime.js";
@@ -42,11 +44,12 @@ export function createChainpress(pi: ExtensionAPI, options: ChainpressOptions): 
   return runtime;
 }
 
-function startSession(runtime: Chainpress, ctx: ExtensionContext): void {
+async function startSession(runtime: Chainpress, ctx: ExtensionContext): Promise<void> {
   const merged = loadSettings(runtime.agentDir);
   applySettings(runtime, merged);
   for (const warning of merged.warnings) notify(ctx, `pruner: settings: ${warning}`, "warning");
   reloadBranch(runtime, ctx);
+  await holdLiveLock(runtime, ctx.sessionManager.getSessionFile());
 }
 
 function reloadBranch(runtime: Chainpress, ctx: ExtensionContext): void {
@@ -56,6 +59,7 @@ function reloadBranch(runtime: Chainpress, ctx: ExtensionContext): void {
 
 /** Let a running flush finish (print mode exits right after), then stop the worker threads. */
 async function shutdown(runtime: Chainpress): Promise<void> {
+  releaseLiveLock(runtime);
   runtime.gate.releaseAll();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS)));

@@ -6,6 +6,7 @@
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { makeProtectionPredicate, type ProtectionPredicate } from "../core/protection.js";
+import type { LiveSessionLock } from "../io/live-session-lock.js";
 import type { AppendEntry } from "../main/append-entry.js";
 import { yieldToEventLoop } from "./event-loop.js";
 import { PersistGate } from "./persist-gate.js";
@@ -30,6 +31,8 @@ export interface Chainpress {
   readonly gate: PersistGate;
   /** How long a `/pruner` command waits for its turn before saying why it cannot run. */
   readonly commandWaitMs: number;
+  /** The live-session lock of the open session file (none for an in-memory session). */
+  liveLock: LiveSessionLock | undefined;
 }
 
 /** Default of `commandWaitMs`: long enough for a flush that is about to end, short enough to feel like an answer. */
@@ -57,6 +60,7 @@ export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Cha
     queue: new SerialQueue(),
     gate: new PersistGate(options.persistTimeoutMs),
     commandWaitMs: options.commandWaitMs ?? DEFAULT_COMMAND_WAIT_MS,
+    liveLock: undefined,
   };
   return runtime;
 }

@@ -1,10 +1,12 @@
 /** `chainpress compact`: what `/pruner compact` does, over saved sessions, one after another. */
 
 import fs from "node:fs";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createChainRunner, type ChainRunner } from "../../main/chain-runner.js";
 import type { RawCompactOptions } from "../commands/compact.js";
 import { compactOne, type CompactFlags, type SessionOutcome } from "../compact-one.js";
+import type { SessionSource } from "../live-session.js";
 import { CliError, UsageError } from "../errors.js";
 import { colorsEnabled, writeErr, writeOut, type CliIo } from "../output.js";
 import { createProgress, type ProgressSink, type SessionStart } from "../progress.js";
@@ -28,6 +30,8 @@ interface Run {
   runner: ChainRunner;
   progress: ProgressSink;
   json: boolean;
+  /** Sessions named on the command line (resolved), as opposed to found in a named folder. */
+  named: Set<string>;
 }
 
 export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOptions): Promise<number> {
@@ -40,7 +44,7 @@ export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOpt
   const json = raw.json === true;
   const progress = createProgress(io, { json, totalBytes: sizes.reduce((a, b) => a + b, 0) });
   // One pool for the whole run: starting worker threads per session would dominate small sessions.
-  const run: Run = { io, flags, runner: createChainRunner(raw.workers), progress, json };
+  const run: Run = { io, flags, runner: createChainRunner(raw.workers), progress, json, named: new Set(inputs.map((input) => path.resolve(input))) };
   const outcomes: SessionOutcome[] = [];
   try {
     for (const [i, file] of files.entries()) {
@@ -56,11 +60,12 @@ export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOpt
 
 async function compactWithProgress(run: Run, session: SessionStart): Promise<SessionOutcome> {
   run.progress.sessionStart(session);
-  const outcome = await compactOne(session.file, run.flags, run.runner, (p) => run.progress.chainDone(p));
+  const source: SessionSource = run.named.has(path.resolve(session.file)) ? "named" : "in-folder";
+  const outcome = await compactOne(session.file, run.flags, run.runner, (p) => run.progress.chainDone(p), source);
   run.progress.sessionEnd();
   if (outcome.error) writeErr(run.io, `chainpress: ${outcome.error}`);
   // Text summaries are printed as sessions finish, so a long run shows results early.
-  if (!run.json && outcome.report) await writeOut(run.io.stdout, `${formatOutcome(outcome, colorsEnabled(run.io.stdout, run.io.env))}\n\n`);
+  if (!run.json && (outcome.report || outcome.skipped)) await writeOut(run.io.stdout, `${formatOutcome(outcome, colorsEnabled(run.io.stdout, run.io.env))}\n\n`);
   return outcome;
 }
 

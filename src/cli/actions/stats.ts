@@ -1,5 +1,6 @@
 /** `chainpress stats`: chains, coverage, compression and context size before/after. */
 
+import { describeLiveOwner, liveSessionOwner } from "../../io/live-session-lock.js";
 import { bold, colorsEnabled, writeOut, type CliIo } from "../output.js";
 import type { ProtectionFlags } from "../options.js";
 import { loadForReading, pruneOptionsOf } from "../read-model.js";
@@ -9,7 +10,9 @@ import { formatSize } from "../summary.js";
 export async function runStats(io: CliIo, file: string, flags: ProtectionFlags & { json?: boolean }): Promise<number> {
   const stats = sessionStats(await loadForReading(file, io), pruneOptionsOf(flags));
   const json = flags.json === true;
-  const text = json ? JSON.stringify(stats, null, 2) : formatStats(stats, colorsEnabled(io.stdout, io.env));
+  const owner = liveSessionOwner(file);
+  const openInPi = owner === null ? null : { pid: owner.pid, note: describeLiveOwner(owner) };
+  const text = json ? JSON.stringify({ ...stats, openInPi }, null, 2) : formatStats(stats, colorsEnabled(io.stdout, io.env)) + (openInPi ? `\n${openInPi.note}` : "");
   await writeOut(io.stdout, `${text}\n`);
   return 0;
 }
