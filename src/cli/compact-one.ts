@@ -16,6 +16,7 @@ import { CliError, describeError } from "./errors.js";
 import { assertSessionFile, checkBlobDir, checkQuiet } from "./preflight.js";
 import { liveSessionDecision, type SessionSource } from "./live-session.js";
 import { backupSession, dropMalformedLines, isRepairable } from "./repair.js";
+import { sweepSessionLeftovers } from "./sweep.js";
 
 export interface CompactFlags {
   dryRun: boolean;
@@ -47,6 +48,8 @@ export interface SessionOutcome {
   openInPi?: string;
   /** Set when the session was left alone on purpose (found in a folder while open in pi). */
   skipped?: string;
+  /** Temporary files a killed run left behind, removed before compacting. */
+  swept?: string[];
 }
 
 export function failedChainCount(report: CompactReport): number {
@@ -77,6 +80,8 @@ export async function compactOne(
 
 interface RunResult {
   report: CompactReport;
+  /** Temporary files of a killed run, removed before compacting. */
+  swept?: string[];
   backup?: string;
   droppedLines?: number[];
 }
@@ -102,7 +107,9 @@ async function writeRun(file: string, target: string, flags: CompactFlags, runne
     if (target !== file) copyForOut(file, target, flags.force);
     try {
       checkBlobDir(target);
-      return await compactWithRepair(target, flags, runner, onProgress);
+      const swept = sweepSessionLeftovers(target);
+      const result = await compactWithRepair(target, flags, runner, onProgress);
+      return swept.length > 0 ? { ...result, swept } : result;
     } catch (error) {
       // A failed --out leaves no half-made copy behind (the input was never touched).
       if (target !== file) fs.rmSync(target, { force: true });

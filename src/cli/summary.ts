@@ -27,6 +27,7 @@ export function formatOutcome(outcome: SessionOutcome, color: boolean): string {
   const lines = [bold(`${title}${headerNotes(outcome)}`, color), ...reportLines(outcome.report)];
   if (outcome.backup) lines.push(`  backup: ${outcome.backup}`);
   if (outcome.droppedLines?.length) lines.push(`  dropped malformed line(s): ${outcome.droppedLines.join(", ")}`);
+  if (outcome.swept?.length) lines.push(`  removed ${outcome.swept.length} leftover temporary file(s) of a killed run`);
   if (outcome.error) lines.push(`  FAILED: ${outcome.error}`);
   for (const warning of outcome.report.warnings) lines.push(`  warning: ${warning}`);
   return lines.join("\n");

@@ -9,6 +9,17 @@ import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { crashPoint } from "./crash-points.js";
 
+/** Temporary copies are `.<name>.chainpress-tmp-<pid>-<random>`: the pid lets a later run sweep a killed run's leftovers. */
+const ATOMIC_TEMP_MARK = ".chainpress-tmp-";
+
+/** The writer's pid of a temporary copy of `target` (a file name in the same folder); undefined for any other name. */
+export function atomicTempWriterPid(name: string, target: string): number | undefined {
+  const prefix = `.${basename(target)}${ATOMIC_TEMP_MARK}`;
+  if (!name.startsWith(prefix)) return undefined;
+  const match = /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length));
+  return match ? Number(match[1]) : undefined;
+}
+
 export interface AtomicWriteOptions {
   /** Permission bits of the new file (default 0o644); applied with chmod, so umask does not apply. */
   mode?: number;
@@ -25,7 +36,7 @@ export async function writeFileAtomic(
   chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const tempPath = join(dirname(path), `.${basename(path)}.chainpress-tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const tempPath = join(dirname(path), `.${basename(path)}${ATOMIC_TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`);
   const handle = await open(tempPath, "wx", 0o600);
   try {
     await writeBatched(handle, chunks);

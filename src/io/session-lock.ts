@@ -25,6 +25,18 @@ export interface LockOwner {
   since: string;
 }
 
+/** The lock file could not be created or written (a full disk, a read-only folder); names its path. */
+export class LockFileError extends Error {
+  override readonly name = "LockFileError";
+  constructor(
+    readonly lockPath: string,
+    readonly code: string | undefined,
+    detail: string,
+  ) {
+    super(`${lockPath}: cannot take the session lock: ${detail}`);
+  }
+}
+
 /** Another live process holds the lock. */
 export class SessionLockedError extends Error {
   override readonly name = "SessionLockedError";
@@ -54,8 +66,9 @@ export function acquireSessionLock(file: string): SessionLock {
   // Before the file exists: a signal between its creation and the handlers would kill the
   // process by default and leave the lock behind.
   installHandlers();
+  const mode = lockModeFor(file);
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (tryCreate(lockPath)) return registerHeld(lockPath);
+    if (tryCreate(lockPath, mode)) return registerHeld(lockPath);
     const seen = readLock(lockPath);
     if (seen === undefined) continue; // vanished between our create and read: retry
     if (!isStale(lockPath, seen.owner)) throw new SessionLockedError(file, lockPath, seen.owner);
@@ -64,23 +77,40 @@ export function acquireSessionLock(file: string): SessionLock {
   throw new SessionLockedError(file, lockPath, readLock(lockPath)?.owner ?? null);
 }
 
-function tryCreate(lockPath: string): boolean {
+/** The session file's read/write bits: the lock reveals no more than the session does. */
+function lockModeFor(file: string): number {
+  try {
+    return fs.statSync(file).mode & 0o666;
+  } catch {
+    // No session file (a caller's own check reports that): owner-only.
+    return 0o600;
+  }
+}
+
+function lockFileError(lockPath: string, error: unknown): LockFileError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new LockFileError(lockPath, code, (error as Error).message);
+}
+
+function tryCreate(lockPath: string, mode: number): boolean {
   let fd: number;
   try {
-    fd = fs.openSync(lockPath, "wx", 0o644);
+    fd = fs.openSync(lockPath, "wx", mode);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
+    throw lockFileError(lockPath, error);
   }
   // Registered at once, so an exit or signal from here on removes it.
   held.add(lockPath);
   try {
     const owner: LockOwner = { pid: process.pid, hostname: os.hostname(), since: new Date().toISOString() };
+    // open(2) applies the umask; the lock must have exactly the session file's bits.
+    fs.fchmodSync(fd, mode);
     fs.writeSync(fd, `${JSON.stringify(owner)}\n`);
     fs.fsyncSync(fd);
   } catch (error) {
     forget(lockPath);
-    throw error;
+    throw lockFileError(lockPath, error);
   } finally {
     fs.closeSync(fd);
   }

@@ -19,6 +19,15 @@ export interface SpillTarget {
   dirMode: number;
 }
 
+/** Temporary spill files are `.tmp-<pid>-<thread>-<random>-<name>`: the pid lets a later run sweep a killed run's leftovers. */
+const SPILL_TEMP_PREFIX = ".tmp-";
+
+/** The writer's pid of a temporary spill file name; undefined for any other name. */
+export function spillTempWriterPid(name: string): number | undefined {
+  const match = /^\.tmp-(\d+)-\d+-[0-9a-f]{8}-/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
 /** Create the blob folder if needed (with the restricted mode). */
 export function ensureBlobDir(target: SpillTarget): void {
   fs.mkdirSync(target.blobDir, { recursive: true, mode: target.dirMode });
@@ -30,7 +39,7 @@ export function writeSpillFile(target: SpillTarget, fileName: string, bytes: Uin
   if (path.dirname(finalPath) !== path.resolve(target.blobDir)) {
     throw new Error(`spill file name escapes the blob folder: ${JSON.stringify(fileName)}`);
   }
-  const tempPath = path.join(target.blobDir, `.tmp-${process.pid}-${threadId}-${randomBytes(4).toString("hex")}-${fileName}`);
+  const tempPath = path.join(target.blobDir, `${SPILL_TEMP_PREFIX}${process.pid}-${threadId}-${randomBytes(4).toString("hex")}-${fileName}`);
   const fd = fs.openSync(tempPath, "wx", target.fileMode);
   try {
     writeAll(fd, bytes);
