@@ -128,9 +128,7 @@ function copyForOut(file: string, out: string, force: boolean): void {
 }
 
 async function compactWithRepair(target: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
-  // With --repair, glued entries are split before anything is appended: our entries then hang
-  // under the last of them, and pi sees them all.
-  const options = { ...optionsOf(flags), refuseJoinedLines: flags.repair };
+  const options = optionsOf(flags);
   try {
     return { report: await compactSession({ file: target, runner, options, onProgress }) };
   } catch (error) {
@@ -140,7 +138,7 @@ async function compactWithRepair(target: string, flags: CompactFlags, runner: Ch
   // compactSession refuses these before writing anything, so the backup is the untouched original.
   const backup = await backupSession(target, flags.force);
   const droppedLines = await dropMalformedLines(target);
-  const report = await compactSession({ file: target, runner, options: { ...options, dropTruncatedTail: true, refuseJoinedLines: false }, onProgress });
+  const report = await compactSession({ file: target, runner, options: { ...options, dropTruncatedTail: true }, onProgress });
   return { report, backup, droppedLines };
 }
 
