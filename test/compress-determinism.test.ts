@@ -16,6 +16,8 @@ function mixedSession(): SessionBuilder {
   for (let c = 0; c < 8; c++) {
     const spec = calls(`c${c}`, 3 + (c % 4), 200 + c * 50, c % 2 ? "read" : "bash");
     if (c % 3 === 0) spec.push({ id: "reused", name: "bash", args: { command: "cat huge" }, output: `huge ${c} `.repeat(10000) });
+    // An own `__proto__` key (JSON.parse makes one) must be archived as it is: msgpackr renames it.
+    if (c === 5) spec.push({ id: "odd-keys", name: "bash", args: JSON.parse('{"__proto__":{"polluted":true},"constructor":"x","command":"odd"}'), output: "odd keys" });
     s.chain(`task ${c} ünïcode ✓`, spec);
   }
   return s;
@@ -46,22 +48,34 @@ afterAll(async () => {
 });
 
 describe("determinism", () => {
-  it("0, 1, 2 and 4 workers append byte-identical lines and write identical spill files", async () => {
+  it("0, 1, 2 and 4 workers, on the file path and on the live (in-memory) path, append byte-identical lines and write identical spill files", async () => {
     const builder = mixedSession();
     const results = [];
-    for (const workers of [0, 1, 2, 4]) {
-      const runner = createChainRunner(workers);
-      runners.push(runner);
-      const file = builder.writeTemp();
-      const { result } = await compressFile(file, { runner });
-      expect(result.compressedEntries).toHaveLength(8);
-      results.push({ lines: appendedMasked(file, builder.lines.length), spills: spillFiles(file) });
+    for (const path of ["file", "memory"] as const) {
+      for (const workers of [0, 1, 2, 4]) {
+        const runner = createChainRunner(workers);
+        runners.push(runner);
+        const file = builder.writeTemp();
+        const { result } = await compressFile(file, { runner, path });
+        expect(result.compressedEntries).toHaveLength(8);
+        results.push({ lines: appendedMasked(file, builder.lines.length), spills: spillFiles(file) });
+      }
     }
     expect(Object.keys(results[0]!.spills)).toHaveLength(3);
     for (const other of results.slice(1)) {
       expect(other.lines).toEqual(results[0]!.lines);
       expect(other.spills).toEqual(results[0]!.spills);
     }
+  });
+
+  it.each(["file", "memory"] as const)("archived args equal the session's exactly, odd keys included (%s path)", async (path) => {
+    const builder = mixedSession();
+    const file = builder.writeTemp();
+    await compressFile(file, { workers: 1, path });
+    const records = fs.readFileSync(file, "utf8").trim().split("\n").slice(builder.lines.length).map((line) => JSON.parse(line)).flatMap((entry) => entry.data?.toolCalls ?? []);
+    const odd = records.find((record: { toolCallId: string }) => record.toolCallId === "odd-keys");
+    expect(JSON.stringify(odd.args)).toBe('{"__proto__":{"polluted":true},"constructor":"x","command":"odd"}');
+    expect(Object.keys(odd.args)).toEqual(["__proto__", "constructor", "command"]);
   });
 
   it("a second compaction appends nothing and reports every chain as already compressed", async () => {
@@ -94,6 +108,7 @@ describe("bounded memory", () => {
           inFlight--;
         }
       },
+      scan: (task) => inner.scan(task),
       close: async () => undefined,
     };
     const { result } = await compressFile(file, { runner, maxInFlight: 3 });

@@ -303,26 +303,33 @@ describe("bad input", () => {
     expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["malformed-line", 3]]);
   });
 
-  it("entries written back to back on one line: all kept, the warning names the line", async () => {
+  it("entries written back to back on one line: left out as pi leaves them, the warning names the line and --repair", async () => {
     // Texts that look like a boundary are escaped inside JSON strings, so they do not split.
     const glued = `${userLine("b2", "a1", 'y}{"type":"z"}')}${userLine("c3", "b2", "}{")}${userLine("d4", "c3", "w")}`;
-    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n${glued}\n${userLine("e5", "d4", "v")}\n`);
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n${glued}\n${userLine("e5", "a1", "v")}\n`);
     const before = sha1(file);
     for (const opts of [{}, { chunkBytes: 7 }, { malformedLines: "skip" as const }]) {
       const loaded = await readSession(file, opts);
       expect(loaded.entries.map((e) => [e.id, loaded.lineOf(e)])).toEqual([
         ["a1", 2],
-        ["b2", 3],
-        ["c3", 3],
-        ["d4", 3],
         ["e5", 4],
       ]);
-      expect(branchMessages(loaded.entries).map((m) => (m as { content: Array<{ text: string }> }).content[0]!.text)).toEqual(["x", 'y}{"type":"z"}', "}{", "w", "v"]);
+      expect(loaded.joinedLines).toEqual([3]);
       expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["joined-entries", 3]]);
       expect(loaded.warnings[0]!.message.startsWith(`${file}:3: `)).toBe(true);
+      expect(loaded.warnings[0]!.message).toContain("--repair");
       expect(loaded.skippedLines).toEqual([]);
     }
     expect(sha1(file)).toBe(before);
+  });
+
+  it("a glued line in a version-1 file is kept whole: the migration writes each entry on its own line", async () => {
+    const v1 = (text: string) => JSON.stringify({ type: "message", timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text }], timestamp: 1 } });
+    const file = writeTemp("s.jsonl", `{"type":"session","id":"s-1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n${v1("x")}\n${v1("y")}${v1("z")}\n`);
+    const loaded = await readSession(file);
+    expect(loaded.entries.map((e) => loaded.lineOf(e))).toEqual([2, 3, 3]);
+    expect(loaded.joinedLines).toEqual([]);
+    expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["joined-entries", 3]]);
   });
 
   it.each([

@@ -24,7 +24,11 @@ export interface CompactFlags {
   protectedTools?: string[];
   protectedPaths?: string[];
   spillThreshold?: number;
+  spillPreviewBytes?: number;
+  recoveryGraceTurns?: number;
   rollingWindow: number;
+  /** Also compact chains wholly behind pi's latest compaction (`--include-compacted`). */
+  includeCompacted: boolean;
   force: boolean;
   repair: boolean;
 }
@@ -42,6 +46,8 @@ export interface SessionOutcome {
   droppedLines?: number[];
   /** Chains whose compression failed (I/O, worker crash); they stay uncompressed. */
   failedChains: number;
+  /** Growth of the session file on disk in bytes (appended entries, plus any migration rewrite); absent for a dry run. */
+  sessionBytesAdded?: number;
   /** Why the session failed, without the `chainpress: ` prefix. */
   error?: string;
   /** "open in pi (pid N)" when pi has the session open (io/live-session-lock.ts). */
@@ -67,9 +73,11 @@ export async function compactOne(
   try {
     const live = liveSessionDecision(file, { dryRun: flags.dryRun, force: flags.force, writesInPlace: target === file }, source);
     if (live.action === "skip") return { file, target, ok: true, failedChains: 0, openInPi: live.note, skipped: `${live.note}; left alone` };
+    const sizeBefore = flags.dryRun ? undefined : sizeOf(file);
     const result = flags.dryRun ? await dryRun(file, flags, runner, onProgress) : await writeRun(file, target, flags, runner, onProgress);
     const failedChains = failedChainCount(result.report);
     const outcome: SessionOutcome = { file, target, ok: failedChains === 0, ...result, failedChains };
+    if (sizeBefore !== undefined) outcome.sessionBytesAdded = sizeOf(target) - sizeBefore;
     if (live.note) outcome.openInPi = live.note;
     if (failedChains > 0) outcome.error = `${target}: ${failedChains} chain(s) could not be compressed (see skipped causes)`;
     return outcome;
@@ -128,7 +136,9 @@ function copyForOut(file: string, out: string, force: boolean): void {
 }
 
 async function compactWithRepair(target: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
-  const options = optionsOf(flags);
+  // With --repair, glued entries are split before anything is appended: our entries then hang
+  // under the last of them, and pi sees them all.
+  const options = { ...optionsOf(flags), refuseJoinedLines: flags.repair };
   try {
     return { report: await compactSession({ file: target, runner, options, onProgress }) };
   } catch (error) {
@@ -138,14 +148,20 @@ async function compactWithRepair(target: string, flags: CompactFlags, runner: Ch
   // compactSession refuses these before writing anything, so the backup is the untouched original.
   const backup = await backupSession(target, flags.force);
   const droppedLines = await dropMalformedLines(target);
-  const report = await compactSession({ file: target, runner, options: { ...options, dropTruncatedTail: true }, onProgress });
+  const report = await compactSession({ file: target, runner, options: { ...options, dropTruncatedTail: true, refuseJoinedLines: false }, onProgress });
   return { report, backup, droppedLines };
 }
 
 function optionsOf(flags: CompactFlags): Partial<CompactOptions> {
-  const options: Partial<CompactOptions> = { rollingWindow: flags.rollingWindow, dryRun: flags.dryRun };
+  const options: Partial<CompactOptions> = { rollingWindow: flags.rollingWindow, dryRun: flags.dryRun, includeCompacted: flags.includeCompacted };
   if (flags.protectedTools) options.protectedTools = flags.protectedTools;
   if (flags.protectedPaths) options.protectedPaths = flags.protectedPaths;
   if (flags.spillThreshold !== undefined) options.spillThreshold = flags.spillThreshold;
+  if (flags.spillPreviewBytes !== undefined) options.spillPreviewBytes = flags.spillPreviewBytes;
+  if (flags.recoveryGraceTurns !== undefined) options.recoveryGraceTurns = flags.recoveryGraceTurns;
   return options;
+}
+
+function sizeOf(file: string): number {
+  return fs.statSync(file).size;
 }

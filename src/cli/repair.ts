@@ -9,11 +9,12 @@ import { createReadStream } from "node:fs";
 import { writeFileAtomic } from "../io/atomic-write.js";
 import { readSession } from "../io/read-session.js";
 import { SessionFileError } from "../io/session-errors.js";
+import { joinedPieces } from "../io/session-line.js";
 import { CliError } from "./errors.js";
 
 /** Session problems `--repair` knows how to fix. */
 export function isRepairable(error: unknown): error is SessionFileError {
-  return error instanceof SessionFileError && (error.code === "truncated-last-line" || error.code === "malformed-line");
+  return error instanceof SessionFileError && (error.code === "truncated-last-line" || error.code === "malformed-line" || error.code === "joined-entries");
 }
 
 /** Copies the whole file to `<file>.bak` atomically (temp file, fsync, rename); refuses to overwrite unless forced. */
@@ -27,30 +28,47 @@ export async function backupSession(file: string, force: boolean): Promise<strin
   return backup;
 }
 
-/** Rewrites the file without the lines pi skips as malformed; returns their 1-based numbers. */
+/**
+ * Rewrites the file without the lines pi skips as malformed, and with each line of glued entries
+ * split into one line per entry (byte-exact pieces); returns the numbers of the dropped lines.
+ */
 export async function dropMalformedLines(file: string): Promise<number[]> {
   const loaded = await readSession(file, { malformedLines: "skip" });
-  if (loaded.skippedLines.length === 0) return [];
+  if (loaded.skippedLines.length === 0 && loaded.joinedLines.length === 0) return [];
   const skip = new Set(loaded.skippedLines);
+  const split = new Set(loaded.joinedLines);
   const mode = fs.statSync(file).mode & 0o7777;
-  await writeFileAtomic(file, keptLines(file, skip), { mode });
+  await writeFileAtomic(file, repairedLines(file, skip, split), { mode });
   return loaded.skippedLines;
 }
 
+/** A glued line as one line per entry. */
+function splitLine(line: Buffer): Buffer {
+  const text = line.toString("utf8");
+  const newline = text.endsWith("\n") ? "\n" : "";
+  const pieces = joinedPieces(newline ? text.slice(0, -1) : text) ?? [text];
+  return Buffer.from(`${pieces.join("\n")}${newline}`, "utf8");
+}
+
+/** The file's lines minus `skip`, with the `split` ones split; the unterminated tail is kept as is. */
+async function* repairedLines(file: string, skip: ReadonlySet<number>, split: ReadonlySet<number>): AsyncGenerator<Buffer> {
+  for await (const { line, bytes } of keptLines(file, skip)) yield split.has(line) ? splitLine(bytes) : bytes;
+}
+
 /** The file's bytes minus the given lines (each with its "\n"); the unterminated tail is kept as is. */
-async function* keptLines(file: string, skip: ReadonlySet<number>): AsyncGenerator<Buffer> {
+async function* keptLines(file: string, skip: ReadonlySet<number>): AsyncGenerator<{ line: number; bytes: Buffer }> {
   let line = 1;
   let carry: Buffer[] = [];
   for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
     let pos = 0;
     for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, pos)) {
       carry.push(chunk.subarray(pos, newline + 1));
-      if (!skip.has(line)) yield Buffer.concat(carry);
+      if (!skip.has(line)) yield { line, bytes: Buffer.concat(carry) };
       carry = [];
       line++;
       pos = newline + 1;
     }
     if (pos < chunk.length) carry.push(chunk.subarray(pos));
   }
-  if (carry.length > 0 && !skip.has(line)) yield Buffer.concat(carry);
+  if (carry.length > 0 && !skip.has(line)) yield { line, bytes: Buffer.concat(carry) };
 }

@@ -2,14 +2,17 @@
 
 type WellFormed = string & { isWellFormed(): boolean };
 
-/** True when any string inside `value` (deeply) holds a lone surrogate. */
-export function containsLoneSurrogate(value: unknown): boolean {
+/**
+ * True when msgpack would not give `value` back exactly: a lone surrogate (msgpack carries UTF-8)
+ * or a `__proto__` key (msgpackr renames it to `__proto_`, a guard against prototype pollution).
+ */
+export function msgpackAlters(value: unknown): boolean {
   if (typeof value === "string") return !(value as WellFormed).isWellFormed();
   if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) return value.some(containsLoneSurrogate);
+  if (Array.isArray(value)) return value.some(msgpackAlters);
   for (const key in value) {
-    if (!(key as WellFormed).isWellFormed()) return true;
-    if (containsLoneSurrogate((value as Record<string, unknown>)[key])) return true;
+    if (key === "__proto__" || !(key as WellFormed).isWellFormed()) return true;
+    if (msgpackAlters((value as Record<string, unknown>)[key])) return true;
   }
   return false;
 }

@@ -10,10 +10,10 @@
 import { constants } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import type { CustomEntry, SessionEntry } from "../core/session-types.js";
+import type { CustomEntry, SessionEntry, SessionHeader } from "../core/session-types.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
 import { writeFileAtomic, writeFully } from "./atomic-write.js";
-import type { LoadedSession } from "./read-session.js";
+import type { EntryLocation, LoadedSession } from "./session-builder.js";
 import { CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
 import { crashPlanned, crashPoint } from "./crash-points.js";
 import { SessionFileError } from "./session-errors.js";
@@ -84,7 +84,7 @@ export class SessionAppender {
    * promise resolves, unless `durable: false`: then only once a later `sync()` resolves (group
    * commit: many lines, one fsync).
    */
-  appendCustom(customType: string, data: unknown, { durable = true, dataJson }: { durable?: boolean; dataJson?: string } = {}): Promise<CustomEntry> {
+  appendCustom(customType: string, data: unknown, { durable = true, dataJson }: { durable?: boolean; dataJson?: DataJson } = {}): Promise<CustomEntry> {
     return this.enqueue(async () => {
       // Key order is what pi's appendCustomEntry writes.
       const entry = {
@@ -139,11 +139,11 @@ export class SessionAppender {
     return result;
   }
 
-  private async writeLine(line: string, durable: boolean, kind: "index" | "other"): Promise<void> {
+  private async writeLine(line: string | Buffer, durable: boolean, kind: "index" | "other"): Promise<void> {
     const handle = this.handle;
     if (handle === null) throw new SessionFileError("io", this.file, "appender is closed");
     await checkSize(handle, this.file, this.size);
-    const bytes = Buffer.from(`${this.needsNewline ? "\n" : ""}${line}\n`, "utf8");
+    const bytes = lineBytes(line, this.needsNewline);
     if (kind === "index" && crashPlanned("index-append-partial")) await simulateTornWrite(handle, bytes);
     try {
       await writeFully(handle, bytes);
@@ -243,6 +243,7 @@ export interface MigrateFileOptions {
  */
 export async function migrateFileInPlace(loaded: LoadedSession, options: MigrateFileOptions = {}): Promise<LoadedSession> {
   if (loaded.originalVersion >= CURRENT_SESSION_VERSION) return loaded;
+  if (loaded.lightened) throw new SessionFileError("io", loaded.file, "internal error: a lightened session cannot be written back");
   const tail = loaded.truncatedTail;
   if (tail !== null && options.dropTruncatedTail !== true) {
     throw new SessionFileError("truncated-last-line", loaded.file, "last line is incomplete; refusing to rewrite the file", tail.line);
@@ -251,7 +252,7 @@ export async function migrateFileInPlace(loaded: LoadedSession, options: Migrate
   if (skipped !== undefined && options.dropMalformedLines !== true) {
     throw new SessionFileError("malformed-line", loaded.file, "malformed line would be lost; refusing to rewrite the file", skipped);
   }
-  const counter = { bytes: 0 };
+  const counter: SerializeCounter = { bytes: 0, places: new Map() };
   try {
     const before = await stat(loaded.file);
     if (before.size !== loaded.byteLength) {
@@ -264,29 +265,37 @@ export async function migrateFileInPlace(loaded: LoadedSession, options: Migrate
   } catch (error) {
     throw asIoError(error, loaded.file, "cannot rewrite the migrated session");
   }
-  return rewrittenSession(loaded, counter.bytes);
+  return rewrittenSession(loaded, counter);
+}
+
+interface SerializeCounter {
+  bytes: number;
+  places: Map<SessionEntry, EntryLocation>;
 }
 
 /** One Buffer per line, so the file is never held as one string. */
-function* serialize(loaded: LoadedSession, counter: { bytes: number }): Generator<Buffer> {
-  for (const value of [loaded.header, ...loaded.entries]) {
+function* serialize(loaded: LoadedSession, counter: SerializeCounter): Generator<Buffer> {
+  const values: Array<SessionHeader | SessionEntry> = [loaded.header, ...loaded.entries];
+  for (const [i, value] of values.entries()) {
     const line = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
+    if (i > 0) counter.places.set(value as SessionEntry, { line: i + 1, byteOffset: counter.bytes, bytes: line.length - 1, terminated: true });
     counter.bytes += line.length;
     yield line;
   }
 }
 
-function rewrittenSession(loaded: LoadedSession, byteLength: number): LoadedSession {
-  const lineByEntry = new Map<SessionEntry, number>();
-  loaded.entries.forEach((entry, i) => lineByEntry.set(entry, i + 2));
+function rewrittenSession(loaded: LoadedSession, counter: SerializeCounter): LoadedSession {
+  const { places } = counter;
   return {
     ...loaded,
-    lineOf: (entry) => lineByEntry.get(entry),
+    lineOf: (entry) => places.get(entry)?.line,
+    locationOf: (entry) => places.get(entry),
     originalVersion: CURRENT_SESSION_VERSION,
-    byteLength,
+    byteLength: counter.bytes,
     truncatedTail: null,
     missingFinalNewline: false,
     skippedLines: [],
+    joinedLines: [],
   };
 }
 
@@ -297,14 +306,24 @@ async function simulateTornWrite(handle: FileHandle, bytes: Buffer): Promise<voi
   crashPoint("index-append-partial");
 }
 
+/** `JSON.stringify(data)`, as a string or as its UTF-8 bytes. */
+export type DataJson = string | Uint8Array;
+
 /**
  * The line pi writes for a custom entry. With `dataJson` (= JSON.stringify(entry.data), made by a
  * worker) the same bytes are assembled around it instead of serialising megabytes again.
  */
-function serializeEntry(entry: CustomEntry, dataJson: string | undefined): string {
+function serializeEntry(entry: CustomEntry, dataJson: DataJson | undefined): string | Buffer {
   if (dataJson === undefined) return JSON.stringify(entry);
   const { type, customType, id, parentId, timestamp } = entry;
-  const head = JSON.stringify({ type, customType }).slice(0, -1);
-  const tail = JSON.stringify({ id, parentId, timestamp }).slice(1);
-  return `${head},"data":${dataJson},${tail}`;
+  const head = `${JSON.stringify({ type, customType }).slice(0, -1)},"data":`;
+  const tail = `,${JSON.stringify({ id, parentId, timestamp }).slice(1)}`;
+  if (typeof dataJson === "string") return `${head}${dataJson}${tail}`;
+  return Buffer.concat([Buffer.from(head, "utf8"), dataJson, Buffer.from(tail, "utf8")]);
+}
+
+/** The bytes of one line, with the newline a previous writer left out when needed. */
+function lineBytes(line: string | Buffer, needsNewline: boolean): Buffer {
+  if (typeof line === "string") return Buffer.from(`${needsNewline ? "\n" : ""}${line}\n`, "utf8");
+  return Buffer.concat([Buffer.from(needsNewline ? "\n" : ""), line, Buffer.from("\n")]);
 }

@@ -14,6 +14,8 @@ export type SessionErrorCode =
   | "invalid-utf8"
   | "duplicate-id"
   | "line-too-long"
+  /** Entries glued on one line that pi ignores; raised only when the caller asked to repair them. */
+  | "joined-entries"
   | "io";
 
 /** Problems that do not stop a read; the session is still usable. */

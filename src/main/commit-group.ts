@@ -10,9 +10,11 @@
 
 import { buildBackfilledIndexData, buildChainEntry } from "../core/chain-entry.js";
 import { CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
+import { guardLightened } from "../core/light-value.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
 import { crashPoint } from "../io/crash-points.js";
+import type { DataJson } from "../io/append-session.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import type { ChainPlan } from "./plan-chains.js";
@@ -31,8 +33,10 @@ export interface ChainWork {
   records: ToolCallRecord[];
   refs: SummaryToolCallRef[];
   body: string;
-  /** The index entry's data, serialised by the worker. */
-  indexDataJson?: string;
+  /** The index entry's data, serialised by the worker (the only faithful copy when `records` are lightened). */
+  indexDataJson?: DataJson;
+  /** `records` are lightened (core/light-value.ts): only `indexDataJson` may be written. */
+  lightened?: boolean;
 }
 
 export interface GroupItem {
@@ -70,7 +74,8 @@ async function commitIndexEntries(ctx: CommitContext, slots: Slot[]): Promise<vo
   for (const slot of slots) {
     if (slot.failure || !slot.work || slot.work.records.length === 0) continue;
     try {
-      await ctx.append(CUSTOM_TYPE_INDEX, buildBackfilledIndexData(slot.work.records, slot.work.refs), slot.work.indexDataJson);
+      const data = buildBackfilledIndexData(slot.work.records, slot.work.refs);
+      await ctx.append(CUSTOM_TYPE_INDEX, slot.work.lightened ? guardLightened(data) : data, slot.work.indexDataJson);
       written.push(slot);
     } catch (error) {
       slot.failure = `index append failed: ${(error as Error).message}`;

@@ -21,6 +21,10 @@ export interface CompactOptions {
   dryRun: boolean;
   /** Drop an incomplete last line (a crashed writer) before appending; the caller keeps a backup. */
   dropTruncatedTail: boolean;
+  /** Also compact chains wholly behind pi's latest compaction (core/compaction-visibility.ts); cut ones never. */
+  includeCompacted: boolean;
+  /** Refuse (SessionFileError "joined-entries") a version-3 file with glued entries, so the caller can split them first. */
+  refuseJoinedLines: boolean;
 }
 
 export const DEFAULT_COMPACT_OPTIONS: CompactOptions = {
@@ -32,4 +36,6 @@ export const DEFAULT_COMPACT_OPTIONS: CompactOptions = {
   recoveryGraceTurns: DEFAULT_RECOVERY_GRACE_TURNS,
   dryRun: false,
   dropTruncatedTail: false,
+  includeCompacted: false,
+  refuseJoinedLines: false,
 };

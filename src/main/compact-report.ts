@@ -2,10 +2,12 @@
 
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
 import { formatReconstructWarning } from "../core/reconstruct.js";
+import type { CompactionVisibility } from "../core/compaction-visibility.js";
 import type { ChainRange, ChainSkip, DiagnosticKind } from "../core/prune-types.js";
 import type { CompressEligibleResult } from "./compress-eligible.js";
 import type { ContextSize } from "./context-size.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
+import type { LoadFigures } from "./load-monitor.js";
 import type { SessionModel } from "./session-model.js";
 
 export interface CompactReport {
@@ -20,6 +22,8 @@ export interface CompactReport {
   /** Compressed chains that took the deterministic path. */
   deterministic: number;
   skipped: { total: number; byReason: Record<string, number>; chains: ChainSkip[] };
+  /** Chains left alone because pi's context no longer shows them (start timestamps); `hidden` ones are compacted with includeCompacted. */
+  hiddenByCompaction: CompactionVisibility & { included: boolean };
   recordsArchived: number;
   spilledFiles: number;
   spilledBytes: number;
@@ -29,6 +33,10 @@ export interface CompactReport {
   diagnostics: Record<DiagnosticKind, number>;
   warnings: string[];
   wallMs: number;
+  /** Longest event-loop stall during the compaction, in milliseconds. */
+  eventLoopMaxMs: number;
+  /** Peak resident memory of the process during the compaction, in bytes. */
+  peakRssBytes: number;
   /** Milliseconds per stage (worker stages summed over threads). */
   stageMs: Record<string, number>;
 }
@@ -43,6 +51,9 @@ export interface ReportInput {
   dryRun: boolean;
   diagnostics: DiagnosticSink;
   wallMs: number;
+  load: LoadFigures;
+  /** What compaction-visibility found, and whether the hidden chains were compacted anyway. */
+  hiddenByCompaction?: CompactionVisibility & { included: boolean };
 }
 
 export function tokensOf(chars: number): number {
@@ -63,6 +74,7 @@ export function buildCompactReport(input: ReportInput): CompactReport {
     compressed: result.compressedEntries.map((e) => e.blockId),
     deterministic: result.compressedEntries.filter((e) => e.bodySource === "deterministic").length,
     skipped: { total: result.skipped.length, byReason, chains: result.skipped },
+    hiddenByCompaction: input.hiddenByCompaction ?? { hidden: [], cut: [], included: false },
     recordsArchived: result.stats.recordsArchived,
     spilledFiles: result.stats.spilledFiles,
     spilledBytes: result.stats.spilledBytes,
@@ -82,6 +94,8 @@ export function buildCompactReport(input: ReportInput): CompactReport {
       ...result.skipped.filter((skip) => skip.permanent).map((skip) => `chain ${skip.startUserTimestamp} left uncompressed for good: ${skip.cause}`),
     ],
     wallMs: input.wallMs,
+    eventLoopMaxMs: input.load.eventLoopMaxMs,
+    peakRssBytes: input.load.peakRssBytes,
     stageMs: { ...result.stats.stageMs },
   };
 }

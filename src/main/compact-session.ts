@@ -9,12 +9,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { chainsToCompact, compactionVisibility } from "../core/compaction-visibility.js";
 import { detectChains } from "../core/detect-chains.js";
 import { makeProtectionPredicate } from "../core/protection.js";
 import type { ChainRange } from "../core/prune-types.js";
 import { recoveryGraceKeys } from "../core/select-eligible.js";
 import { SessionAppender, migrateFileInPlace } from "../io/append-session.js";
-import { readSession } from "../io/read-session.js";
+import { readSession, type LoadedSession } from "../io/read-session.js";
+import { SessionFileError } from "../io/session-errors.js";
+import { CURRENT_SESSION_VERSION, type AgentMessage } from "../core/session-types.js";
 import { spillModesFor } from "../io/write-spill.js";
 import type { SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
@@ -24,6 +27,9 @@ import { buildCompactReport, type CompactReport } from "./compact-report.js";
 import { compressEligible, type ChainProgress } from "./compress-eligible.js";
 import { measureContext } from "./context-size.js";
 import { DiagnosticSink } from "./diagnostic-sink.js";
+import { fileSliceOf } from "./file-slice.js";
+import { startLoadMonitor, type LoadMonitor } from "./load-monitor.js";
+import { scanSession } from "./scan-session.js";
 import { modelOf, type SessionModel } from "./session-model.js";
 
 export interface CompactSessionParams {
@@ -37,21 +43,30 @@ export interface CompactSessionParams {
 
 export async function compactSession(params: CompactSessionParams): Promise<CompactReport> {
   const started = performance.now();
+  const monitor = startLoadMonitor();
+  try {
+    return await compactMonitored(params, started, monitor);
+  } finally {
+    monitor.stop();
+  }
+}
+
+async function compactMonitored(params: CompactSessionParams, started: number, monitor: LoadMonitor): Promise<CompactReport> {
   const options = { ...DEFAULT_COMPACT_OPTIONS, ...params.options };
-  let loaded = await readSession(params.file);
-  const migrated = !options.dryRun && loaded.originalVersion < 3;
-  if (migrated) loaded = await migrateFileInPlace(loaded, { dropTruncatedTail: options.dropTruncatedTail });
+  const { loaded, migrated } = await loadForCompaction(params.file, params.runner, options);
   const model = modelOf(loaded);
   const isProtected = makeProtectionPredicate(options);
   const renderOptions = { isProtected, recoveryGraceTurns: options.recoveryGraceTurns };
   const before = measureContext(model, renderOptions);
   const chains = detectChains(model.messages, isProtected);
+  // Chains behind pi's latest compaction save no context, only grow the file: left out by default.
+  const hiddenByCompaction = { ...compactionVisibility(model.branch, chains), included: options.includeCompacted };
   const writer = await openWriter(model, options);
   try {
     const diagnostics = new DiagnosticSink(writer.append);
     const result = await compressEligible({
       messages: model.messages,
-      chains,
+      chains: chainsToCompact(chains, hiddenByCompaction, options.includeCompacted),
       state: model.state,
       rollingWindow: options.rollingWindow,
       graceKeys: recoveryGraceKeys(model.messages, options.recoveryGraceTurns),
@@ -60,14 +75,35 @@ export async function compactSession(params: CompactSessionParams): Promise<Comp
       diagnostics,
       spill: spillSettings(model, options, writer.blobDir),
       runner: params.runner,
+      ...(loaded.lightened ? { fileSlice: (inner: readonly AgentMessage[]) => fileSliceOf(model, inner) } : {}),
       ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
       ...(params.faultFor ? { faultFor: params.faultFor } : {}),
     });
     const after = measureContext(model, renderOptions);
-    return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, wallMs: performance.now() - started });
+    const load = monitor.stop();
+    return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, wallMs: performance.now() - started, load, hiddenByCompaction });
   } finally {
     await writer.close();
   }
+}
+
+/**
+ * The session as compaction plans it. A version-3 file is scanned in parallel and lightened: its
+ * chains go to the workers as lines of the file. An older file is first rewritten as version 3
+ * (which needs every entry in full), then scanned like any other; a dry run, which must not
+ * rewrite it, plans on the full entries in memory instead.
+ */
+async function loadForCompaction(file: string, runner: ChainRunner, options: CompactOptions): Promise<{ loaded: LoadedSession; migrated: boolean }> {
+  const scanned = await scanSession(file, runner);
+  const joined = scanned.joinedLines[0];
+  if (joined !== undefined && options.refuseJoinedLines) {
+    throw new SessionFileError("joined-entries", file, "line holds entries glued together, which pi ignores", joined);
+  }
+  if (scanned.originalVersion >= CURRENT_SESSION_VERSION) return { loaded: scanned, migrated: false };
+  const full = await readSession(file);
+  if (options.dryRun) return { loaded: full, migrated: false };
+  await migrateFileInPlace(full, { dropTruncatedTail: options.dropTruncatedTail });
+  return { loaded: await scanSession(file, runner), migrated: true };
 }
 
 interface Writer {

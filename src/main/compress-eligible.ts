@@ -9,12 +9,12 @@ import type { ChainCompressionEntry, ChainRange, ChainSkip } from "../core/prune
 import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
-import type { ChainTask, ChainTaskResult, SpillSettings, TaskFault } from "../workers/chain-task.js";
+import type { ChainTask, ChainTaskResult, FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
 import { commitGroup, type CommitContext, type GroupItem } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
-import { containsLoneSurrogate } from "../core/well-formed.js";
+import { msgpackAlters } from "../core/well-formed.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { planChains, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
@@ -41,6 +41,11 @@ export interface CompressEligibleDeps {
   diagnostics: DiagnosticSink;
   spill: SpillSettings;
   runner: ChainRunner;
+  /**
+   * The file path: where the span's messages lie in the session file. `messages` are then
+   * lightened (core/light-value.ts) and every chain's worker reads its real lines itself.
+   */
+  fileSlice?: (inner: readonly AgentMessage[]) => FileSlice;
   now?: () => number;
   /** Chains dispatched but not yet committed; bounds memory (default: 2 × workers, at least one group). */
   maxInFlight?: number;
@@ -132,9 +137,14 @@ function encodeInLane(messages: AgentMessage[]): ReturnType<typeof encodeSlice> 
 function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressStats): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
   const run = async (): Promise<ChainTaskResult> => {
-    // msgpack carries strings as UTF-8, which has no lone surrogates: such a rare slice goes by
-    // structured clone instead, which keeps every UTF-16 unit.
-    if (containsLoneSurrogate(plan.inner)) return deps.runner.run(buildTask(deps, plan, { inner: plan.inner }));
+    if (deps.fileSlice) {
+      const fileSlice = deps.fileSlice(plan.inner);
+      plan.inner = [];
+      return deps.runner.run(buildTask(deps, plan, { fileSlice }));
+    }
+    // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
+    // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
+    if (msgpackAlters(plan.inner)) return deps.runner.run(buildTask(deps, plan, { inner: plan.inner }));
     const encoded = await encodeInLane(plan.inner);
     stats.stageMs.encode += encoded.busyMs;
     // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
@@ -147,7 +157,7 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
   );
 }
 
-function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner">): ChainTask {
+function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice">): ChainTask {
   const task: ChainTask = {
     chainStart: plan.chain.startUserTimestamp,
     ...slice,

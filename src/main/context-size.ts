@@ -1,8 +1,11 @@
 /**
  * Size of what the model would see for a session: pi's context messages after chainpress's
- * rendering, measured as JSON characters (upstream estimates tokens as chars / 4).
+ * rendering, measured as JSON characters (upstream estimates tokens as chars / 4). On a
+ * lightened model (the file path) the lengths come from the scan and from placeholders
+ * (core/light-value.ts), so the measure is the real one without the real bytes.
  */
 
+import { realJsonLength } from "../core/light-value.js";
 import { pruneMessages, type PruneOptions } from "../core/render/prune-messages.js";
 import { contextMessages } from "../core/session-tree.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -31,10 +34,16 @@ export function measureContext(model: SessionModel, options: PruneOptions = {}):
   for (const message of messages) {
     let length = lengthOf.get(message);
     if (length === undefined) {
-      length = JSON.stringify(message).length;
+      length = scannedLength(model, message) ?? realJsonLength(message);
       lengthOf.set(message, length);
     }
     chars += length;
   }
   return { messages: messages.length, chars };
+}
+
+/** The length the shard scan measured for a message it parsed (untouched by rendering). */
+function scannedLength(model: SessionModel, message: AgentMessage): number | undefined {
+  const entry = model.entryOf(message);
+  return entry === undefined ? undefined : model.loaded.locationOf(entry)?.messageChars;
 }

@@ -19,10 +19,31 @@ export interface SpillSettings extends SpillTarget {
 /** Test-only fault to inject inside the worker. */
 export type TaskFault = "throw" | "exit";
 
+/** A line of the session file the worker reads itself, and what the plan says it holds. */
+export interface ExpectedLine {
+  byteOffset: number;
+  bytes: number;
+  /** 1-based line number, for error messages. */
+  line: number;
+  /** Entry id, and the message's role, timestamp and tool-call id as planned. */
+  id: string;
+  role: string;
+  timestamp: unknown;
+  toolCallId?: unknown;
+}
+
+/** The span's messages as lines of the session file (the file path: bytes never cross the main thread). */
+export interface FileSlice {
+  file: string;
+  lines: ExpectedLine[];
+}
+
 export interface ChainTask {
   /** startUserTimestamp of the chain (for error messages). */
   chainStart: number;
-  /** The messages strictly inside the span, each msgpackr-encoded, back to back (main/encode-slice.ts). */
+  /** The messages strictly inside the span, read by the worker from the session file. */
+  fileSlice?: FileSlice;
+  /** The same messages, each msgpackr-encoded, back to back (main/encode-slice.ts): the live path. */
   encodedSlice?: Uint8Array;
   /** The same messages as objects, for the rare slice msgpack cannot carry (lone surrogates). */
   inner?: AgentMessage[];
@@ -54,8 +75,14 @@ export interface ChainTaskResult {
   refs: SummaryToolCallRef[];
   /** The deterministic body (rangeSummaryText). */
   body: string;
-  /** JSON of the index entry's data ({toolCalls, backfilled, refs}), so the main thread need not serialise megabytes. */
-  indexDataJson: string;
+  /**
+   * UTF-8 JSON of the index entry's data ({toolCalls, backfilled, refs}), so the main thread need
+   * not serialise megabytes. With a `fileSlice`, `records` are lightened (core/light-value.ts) and
+   * these bytes are the only faithful copy of them.
+   */
+  indexDataJson: Uint8Array;
+  /** True when `records` are lightened (a `fileSlice` task). */
+  lightened: boolean;
   spilledFiles: number;
   spilledBytes: number;
   /** UTF-16 units of output archived (before spilling). */

@@ -12,6 +12,7 @@ import { buildDeterministicBody } from "../core/deterministic-body.js";
 import { loadHasher, spillDigestOf, type Hasher } from "../core/digest.js";
 import { outputFields, spanOutputs } from "../core/extract-records.js";
 import { headPreview } from "../core/head-preview.js";
+import { LIGHT_OUTPUT_MAX, LIGHT_STRING_MAX, lightenInPlace, lightString } from "../core/light-value.js";
 import { occurrenceKey } from "../core/occurrence-key.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -19,13 +20,14 @@ import { spillFileName } from "../core/spill-layout.js";
 import { isWellFormedText } from "../core/well-formed.js";
 import { ensureBlobDir, syncBlobDir, writeSpillFile } from "../io/write-spill.js";
 import type { ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
+import { readFileSlice } from "./read-file-slice.js";
 
 export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   injectFault(task);
   const hasher = await loadHasher();
   const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
   let t = performance.now();
-  const inner = task.inner ?? (unpackMultiple(task.encodedSlice ?? new Uint8Array()) as AgentMessage[]);
+  const inner = sliceMessages(task);
   t = lap(timings, "decode", t);
   const fields = extractPlanned(task, inner);
   t = lap(timings, "extract", t);
@@ -46,9 +48,12 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   t = performance.now();
   const refs = records.map((record, i) => buildRef(task.reservedRefs[i]!, record.toolCallId, record.resultTimestamp));
   const body = buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs);
-  const indexDataJson = JSON.stringify(buildBackfilledIndexData(records, refs));
+  const indexDataJson = Buffer.from(JSON.stringify(buildBackfilledIndexData(records, refs)), "utf8");
+  // The file path's main thread plans from lightened entries and keeps lightened records; the
+  // index entry's bytes above are the faithful copy that gets written.
+  if (task.fileSlice) for (const record of records) lightenRecord(record);
   lap(timings, "body", t);
-  return { records, refs, body, indexDataJson, spilledFiles, spilledBytes, archivedChars, timings };
+  return { records, refs, body, indexDataJson, lightened: task.fileSlice !== undefined, spilledFiles, spilledBytes, archivedChars, timings };
 }
 
 /**
@@ -57,6 +62,17 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
  */
 function shouldSpill(text: string, threshold: number): boolean {
   return text.length >= threshold && isWellFormedText(text);
+}
+
+/** The span's messages, from wherever the task carries them. */
+function sliceMessages(task: ChainTask): AgentMessage[] {
+  if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart);
+  return task.inner ?? (unpackMultiple(task.encodedSlice ?? new Uint8Array()) as AgentMessage[]);
+}
+
+function lightenRecord(record: ToolCallRecord): void {
+  record.resultText = lightString(record.resultText, LIGHT_OUTPUT_MAX);
+  lightenInPlace(record, LIGHT_STRING_MAX);
 }
 
 function lap(timings: TaskTimings, stage: keyof TaskTimings, since: number): number {

@@ -14,7 +14,10 @@ import type { AppendEntry } from "../../src/main/append-entry.js";
 import { createChainRunner, type ChainRunner } from "../../src/main/chain-runner.js";
 import { compressEligible, type CompressEligibleResult } from "../../src/main/compress-eligible.js";
 import { DiagnosticSink } from "../../src/main/diagnostic-sink.js";
-import { loadSessionModel, type SessionModel } from "../../src/main/session-model.js";
+import type { AgentMessage } from "../../src/core/session-types.js";
+import { fileSliceOf } from "../../src/main/file-slice.js";
+import { scanSession } from "../../src/main/scan-session.js";
+import { loadSessionModel, modelOf, type SessionModel } from "../../src/main/session-model.js";
 import type { TaskFault } from "../../src/workers/chain-task.js";
 
 export interface HarnessOptions {
@@ -29,6 +32,11 @@ export interface HarnessOptions {
   faultFor?: (chain: ChainRange) => TaskFault | undefined;
   maxInFlight?: number;
   diagnostics?: DiagnosticSink;
+  /**
+   * "memory" (default): in-memory messages, msgpack to the workers (the live flush's path).
+   * "file": the parallel scan and lightened entries, workers read their lines (`chainpress compact`).
+   */
+  path?: "memory" | "file";
 }
 
 export interface HarnessRun {
@@ -38,12 +46,12 @@ export interface HarnessRun {
 }
 
 export async function compressFile(file: string, options: HarnessOptions = {}): Promise<HarnessRun> {
-  const model = await loadSessionModel(file);
+  const runner = options.runner ?? createChainRunner(options.workers ?? 0);
+  const model = options.path === "file" ? modelOf(await scanSession(file, runner)) : await loadSessionModel(file);
   const isProtected = makeProtectionPredicate({ protectedTools: options.protectedTools ?? [], protectedPaths: options.protectedPaths ?? ["**/skills/**/*.md"] });
   const appender = await SessionAppender.open(model.loaded);
-  const durable: AppendEntry = async (customType, data) => void (await appender.appendCustom(customType, data, { durable: false }));
+  const durable: AppendEntry = async (customType, data, dataJson) => void (await appender.appendCustom(customType, data, { durable: false, ...(dataJson === undefined ? {} : { dataJson }) }));
   const append = options.wrapAppend ? options.wrapAppend(durable) : durable;
-  const runner = options.runner ?? createChainRunner(options.workers ?? 0);
   const diagnostics = options.diagnostics ?? new DiagnosticSink(append);
   try {
     const result = await compressEligible({
@@ -57,6 +65,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       spill: { blobDir: model.blobDir, threshold: options.spillThreshold ?? 65536, previewBytes: 2048, ...spillModesFor(fs.statSync(file).mode) },
       runner,
       now: () => 1_800_000_000_000,
+      ...(options.path === "file" ? { fileSlice: (inner: readonly AgentMessage[]) => fileSliceOf(model, inner) } : {}),
       ...(options.faultFor ? { faultFor: options.faultFor } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
     });
@@ -70,8 +79,8 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
 /** An appender wrapper that throws for the n-th append of a customType (1-based). */
 export function failNth(customType: string, n: number): (append: AppendEntry) => AppendEntry {
   let seen = 0;
-  return (append) => async (type, data) => {
+  return (append) => async (type, data, dataJson) => {
     if (type === customType && ++seen === n) throw new Error(`injected ${customType} append failure`);
-    await append(type, data);
+    await append(type, data, dataJson);
   };
 }

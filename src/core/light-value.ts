@@ -1,0 +1,116 @@
+/**
+ * Lightened entries: the main thread plans a compaction from entries whose long strings (tool
+ * outputs, file contents in arguments, thinking) were replaced where they were parsed, in a
+ * worker, by a short placeholder. Everything planning reads survives: ids, names, timestamps,
+ * roles, the shape of every object, `path` arguments (≤ 4096 characters, PATH_MAX), the first
+ * 256 characters after any leading whitespace (the `<compressed-chain` test, 200-character args
+ * excerpts). The placeholder carries how many JSON characters it stands in for, so a context
+ * measured on lightened messages equals the one measured on the real messages.
+ *
+ * A lightened value must never be written anywhere: it is an index, not the data.
+ */
+
+/** Strings longer than this are lightened. */
+export const LIGHT_STRING_MAX = 4096;
+/** Tool-output texts, which nothing on the main thread reads, are lightened above this. */
+export const LIGHT_OUTPUT_MAX = 256;
+/** Characters kept in front of a placeholder, after leading whitespace. */
+export const LIGHT_KEEP_CHARS = 256;
+
+/** Placeholder delimiters: private-use code points, left as they are by JSON.stringify. */
+const OPEN = "\uE000";
+const CLOSE = "\uE001";
+const PLACEHOLDER = /\uE000(\d+)\uE001/g;
+/** Longest placeholder: two delimiters and up to 16 digits. */
+const PLACEHOLDER_MAX_CHARS = 18;
+
+/** `text`, or its head plus a placeholder worth the JSON characters that were cut. */
+export function lightString(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const lead = text.length - text.trimStart().length;
+  // Nothing worth cutting (mostly leading whitespace): the text stays whole.
+  if (lead + LIGHT_KEEP_CHARS + PLACEHOLDER_MAX_CHARS >= text.length) return text;
+  const head = text.slice(0, lead + LIGHT_KEEP_CHARS);
+  // Computed on the exact strings, so escapes and a surrogate pair cut in half are accounted for;
+  // the placeholder's own characters (delimiters and digits) are part of what it stands in for.
+  const missing = jsonStringLength(text) - jsonStringLength(head) - OPEN.length - CLOSE.length;
+  let digits = 1;
+  while (String(missing - digits).length > digits) digits++;
+  return `${head}${OPEN}${String(missing - digits).padStart(digits, "0")}${CLOSE}`;
+}
+
+/**
+ * `JSON.stringify(text).length`, counted without building the escaped copy (the texts measured
+ * here are the megabyte outputs: a copy each would only feed the garbage collector).
+ */
+export function jsonStringLength(text: string): number {
+  let length = text.length + 2;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x20 && code !== 0x22 && code !== 0x5c && (code < 0xd800 || code > 0xdfff)) continue;
+    if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) length += 1;
+    else if (code < 0x20) length += 5;
+    else if (code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    else length += 5; // a lone surrogate is written as \uXXXX
+  }
+  return length;
+}
+
+/**
+ * Lightens every string inside `value` longer than `max`, in place (the caller owns the freshly
+ * parsed value). Object keys are never touched. Iterative: parsed JSON may nest deeper than the
+ * call stack.
+ */
+export function lightenInPlace(value: unknown, max: number): void {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== "object" || node === null) continue;
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const child = record[key];
+      if (typeof child === "string") {
+        if (child.length > max) record[key] = lightString(child, max);
+      } else if (typeof child === "object" && child !== null) stack.push(child);
+    }
+  }
+}
+
+/** Lightens a parsed session entry in place: tool outputs tightly, everything else loosely. */
+export function lightenEntry(entry: Record<string, unknown>): void {
+  const message = entry.type === "message" ? entry.message : undefined;
+  if (typeof message === "object" && message !== null && (message as { role?: unknown }).role === "toolResult") {
+    const result = message as { content?: unknown };
+    if (typeof result.content === "string") result.content = lightString(result.content, LIGHT_OUTPUT_MAX);
+    else lightenInPlace(result.content, LIGHT_OUTPUT_MAX);
+  }
+  lightenInPlace(entry, LIGHT_STRING_MAX);
+}
+
+/**
+ * Marks a value built from lightened records: serialising it throws instead of writing
+ * placeholders where data belongs. Writers must use the worker's faithful JSON instead.
+ */
+export function guardLightened<T extends object>(value: T): T {
+  Object.defineProperty(value, "toJSON", {
+    enumerable: false,
+    value: () => {
+      throw new Error("internal error: lightened records must not be serialised (use the worker's JSON)");
+    },
+  });
+  return value;
+}
+
+/** JSON characters the placeholders inside `json` stand in for (0 when it has none). */
+export function placeholderChars(json: string): number {
+  if (!json.includes(OPEN)) return 0;
+  let extra = 0;
+  for (const match of json.matchAll(PLACEHOLDER)) extra += Number(match[1]);
+  return extra;
+}
+
+/** JSON length of a (possibly lightened) value as the real value would serialise. */
+export function realJsonLength(value: unknown): number {
+  const json = JSON.stringify(value);
+  return json === undefined ? 0 : json.length + placeholderChars(json);
+}

@@ -1,0 +1,250 @@
+/**
+ * Turns classified lines (session-line.ts), fed in file order, into a LoadedSession: the header,
+ * the entries, their places in the file, and the warnings. Every rule about what a line means
+ * for the session lives here, whether the lines were parsed on this thread (read-session.ts) or
+ * by workers (main/scan-session.ts).
+ */
+import {
+  deterministicIdFactory,
+  migrateEntries,
+  sessionVersionOf,
+  type IdFor,
+  type RawEntry,
+} from "../core/session-migrate.js";
+import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../core/session-types.js";
+import { SessionFileError, sessionWarning, type SessionWarning } from "./session-errors.js";
+import { isRecord, type LineResult } from "./session-line.js";
+
+/** Where one physical line lies in the file. */
+export interface LineMeta {
+  /** 1-based line number. */
+  line: number;
+  /** Offset of the line's first byte. */
+  byteOffset: number;
+  /** Length in bytes, without the "\n". */
+  bytes: number;
+  /** False for a last line that has no trailing newline. */
+  terminated: boolean;
+}
+
+/** Where an entry came from; `messageChars` is set by the shard scan (JSON length of the entry's message). */
+export interface EntryLocation extends LineMeta {
+  messageChars?: number;
+}
+
+/** A last line without a trailing newline that did not parse: a writer crashed mid-line. */
+export interface TruncatedTail {
+  /** 1-based line number. */
+  line: number;
+  /** Offset of the line's first byte in the file. */
+  byteOffset: number;
+  /** Length of the partial line in bytes. */
+  bytes: number;
+}
+
+export interface LoadedSession {
+  /** Path as given to the reader. */
+  file: string;
+  /** First line; migrated to version 3 in memory when the file was older. */
+  header: SessionHeader;
+  /** Every entry after the header that pi's tree holds, in file order (version 3 shape). */
+  entries: SessionEntry[];
+  /** 1-based line number of an entry of this session (undefined for foreign objects). */
+  lineOf(entry: SessionEntry): number | undefined;
+  /** The entry's line and byte range in the file as read (undefined for foreign objects). */
+  locationOf(entry: SessionEntry): EntryLocation | undefined;
+  /** Version declared by the file before migration (1 when absent). */
+  originalVersion: number;
+  /** Bytes read, i.e. the file size at read time. */
+  byteLength: number;
+  /** Non-fatal problems (duplicate ids, truncated tail, stray headers, glued entries). */
+  warnings: SessionWarning[];
+  /** Set when the last line was cut off; that line is not in `entries`. */
+  truncatedTail: TruncatedTail | null;
+  /** True when the file does not end with "\n" and the tail is not truncated (appenders add one first). */
+  missingFinalNewline: boolean;
+  /** 1-based numbers of malformed lines left out (only with `malformedLines: "skip"`). */
+  skippedLines: number[];
+  /** 1-based numbers of lines holding entries glued together that pi ignores (version-3 files). */
+  joinedLines: number[];
+  /**
+   * True when long strings were replaced by placeholders (core/light-value.ts): such a session
+   * serves planning and measuring, and must never be written back.
+   */
+  lightened: boolean;
+}
+
+export interface BuilderOptions {
+  /** Leave malformed lines out with a warning (pi's loader) instead of throwing. */
+  skipMalformed: boolean;
+  /** Ids for entries of version-1 files (default: deterministicIdFactory). */
+  idFactory?: (sessionId: string) => IdFor;
+  lightened?: boolean;
+}
+
+export class SessionBuilder {
+  private header: SessionHeader | null = null;
+  private readonly entries: RawEntry[] = [];
+  private readonly places: EntryLocation[] = [];
+  private readonly warnings: SessionWarning[] = [];
+  private truncatedTail: TruncatedTail | null = null;
+  private endsWithoutNewline = false;
+  private readonly skippedLines: number[] = [];
+  private readonly joinedLines: number[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly options: BuilderOptions,
+  ) {}
+
+  /** One line's result; `messageChars[i]` goes with the i-th value of the line. */
+  accept(meta: LineMeta, result: LineResult, messageChars?: ReadonlyArray<number | undefined>): void {
+    // Whatever this last line turns out to be, an appender must not glue onto it.
+    if (!meta.terminated) this.endsWithoutNewline = true;
+    switch (result.kind) {
+      case "blank":
+        return;
+      case "undecodable":
+        return this.undecodable(meta, result);
+      case "value":
+        return this.acceptValue(result.value, meta, messageChars?.[0]);
+      case "joined":
+        return this.acceptJoined(meta, result.values, messageChars);
+      case "unparsable":
+        return this.unparsable(meta, result);
+    }
+  }
+
+  private undecodable(meta: LineMeta, result: Extract<LineResult, { kind: "undecodable" }>): void {
+    if (!meta.terminated && this.header !== null) return this.markTruncated(meta);
+    if (result.tooBig) throw new SessionFileError("line-too-long", this.file, result.message, meta.line);
+    throw new SessionFileError("invalid-utf8", this.file, result.message, meta.line);
+  }
+
+  private unparsable(meta: LineMeta, result: Extract<LineResult, { kind: "unparsable" }>): void {
+    if (this.header === null) {
+      throw new SessionFileError("not-a-session", this.file, "first line is not JSON (no session header)", meta.line);
+    }
+    if (!meta.terminated) return this.markTruncated(meta);
+    if (!result.syntax) throw new SessionFileError("line-too-long", this.file, result.message, meta.line);
+    this.malformed(result.message, meta.line);
+  }
+
+  /**
+   * pi drops a line it cannot parse, so in a version-3 file the glued entries are not in its
+   * tree: appending under one of them would put our entries where pi never looks. They are left
+   * out the same way (`--repair` splits the line). An older file is rewritten by the migration,
+   * which writes each of them on its own line, so there they are kept.
+   */
+  private acceptJoined(meta: LineMeta, values: Array<Record<string, unknown>>, messageChars?: ReadonlyArray<number | undefined>): void {
+    if (this.header === null) {
+      throw new SessionFileError("not-a-session", this.file, "first line is not JSON (no session header)", meta.line);
+    }
+    const current = sessionVersionOf(this.header) >= CURRENT_SESSION_VERSION;
+    // Only a clean glue of entries is a lost newline; anything else on the line is damage.
+    if (!values.every((value) => isGluedEntry(value, current))) return this.malformed("line holds several JSON values that are not all session entries", meta.line);
+    if (current) {
+      this.joinedLines.push(meta.line);
+      const what = `line holds ${values.length} entries written without a newline between them; pi ignores the line, and so does chainpress (rerun with --repair to split it)`;
+      this.warnings.push(sessionWarning("joined-entries", this.file, what, meta.line));
+      return;
+    }
+    const what = `line holds ${values.length} entries written without a newline between them; all are kept and written on lines of their own by the migration`;
+    this.warnings.push(sessionWarning("joined-entries", this.file, what, meta.line));
+    values.forEach((value, i) => this.acceptValue(value, meta, messageChars?.[i]));
+  }
+
+  private acceptValue(value: unknown, meta: LineMeta, messageChars: number | undefined): void {
+    if (this.header === null) {
+      this.header = this.asHeader(value, meta.line);
+      return;
+    }
+    if (!isRecord(value) || typeof value.type !== "string") {
+      this.malformed("not a session entry (no string `type`)", meta.line);
+      return;
+    }
+    this.entries.push(value as RawEntry);
+    // Fields copied one by one: `meta` may carry the line's bytes, which must not stay alive.
+    const place: EntryLocation = { line: meta.line, byteOffset: meta.byteOffset, bytes: meta.bytes, terminated: meta.terminated };
+    if (messageChars !== undefined) place.messageChars = messageChars;
+    this.places.push(place);
+  }
+
+  /** Throws, or in skip mode records the line as left out (pi drops such lines silently). */
+  private malformed(what: string, line: number): void {
+    if (!this.options.skipMalformed) throw new SessionFileError("malformed-line", this.file, what, line);
+    this.skippedLines.push(line);
+    this.warnings.push(sessionWarning("malformed-line", this.file, `${what}; line skipped`, line));
+  }
+
+  private markTruncated(meta: LineMeta): void {
+    this.truncatedTail = { line: meta.line, byteOffset: meta.byteOffset, bytes: meta.bytes };
+    const what = `last line (${meta.bytes} bytes at offset ${meta.byteOffset}) is incomplete and was ignored`;
+    this.warnings.push(sessionWarning("truncated-last-line", this.file, what, meta.line));
+  }
+
+  private asHeader(value: unknown, line: number): SessionHeader {
+    if (isRecord(value) && value.type === "session" && typeof value.id === "string") {
+      return value as SessionHeader;
+    }
+    throw new SessionFileError("not-a-session", this.file, 'first line is not a {"type":"session","id":…} header', line);
+  }
+
+  finish(byteLength: number): LoadedSession {
+    const header = this.header;
+    if (header === null) throw new SessionFileError("empty", this.file, "file is empty (no session header)");
+    const originalVersion = sessionVersionOf(header);
+    migrateEntries(header, this.entries, (this.options.idFactory ?? deterministicIdFactory)(header.id));
+    const { entries, places } = this.checkEntries();
+    const placeOf = new Map<SessionEntry, EntryLocation>();
+    entries.forEach((entry, i) => placeOf.set(entry, places[i]!));
+    return {
+      file: this.file,
+      header,
+      entries,
+      lineOf: (entry) => placeOf.get(entry)?.line,
+      locationOf: (entry) => placeOf.get(entry),
+      originalVersion,
+      byteLength,
+      warnings: this.warnings,
+      truncatedTail: this.truncatedTail,
+      // A truncated tail is cut off by whoever writes next, so no newline is missing then.
+      missingFinalNewline: this.endsWithoutNewline && this.truncatedTail === null,
+      skippedLines: this.skippedLines,
+      joinedLines: this.joinedLines,
+      lightened: this.options.lightened === true,
+    };
+  }
+
+  /**
+   * Every entry needs a string id and a parentId to sit in the tree (an entry without them is
+   * malformed). Duplicate ids only warn: pi keeps the last one.
+   */
+  private checkEntries(): { entries: SessionEntry[]; places: EntryLocation[] } {
+    const seen = new Set<string>();
+    const entries: SessionEntry[] = [];
+    const places: EntryLocation[] = [];
+    this.entries.forEach((entry, i) => {
+      const place = this.places[i]!;
+      if (entry.type === "session") {
+        this.warnings.push(sessionWarning("extra-header", this.file, "second session header; pi ignores it", place.line));
+      } else if (typeof entry.id !== "string" || !(entry.parentId === null || typeof entry.parentId === "string")) {
+        this.malformed("entry lacks a string `id` or a `parentId`", place.line);
+        return;
+      } else if (seen.has(entry.id)) {
+        this.warnings.push(sessionWarning("duplicate-id", this.file, `duplicate entry id ${entry.id}; the last one wins`, place.line));
+      }
+      if (typeof entry.id === "string") seen.add(entry.id);
+      entries.push(entry as SessionEntry);
+      places.push(place);
+    });
+    return { entries, places };
+  }
+}
+
+/** A piece of a glued line that is an entry (version 3: with its tree fields; older files get ids on migration). */
+function isGluedEntry(value: Record<string, unknown>, current: boolean): boolean {
+  if (typeof value.type !== "string") return false;
+  if (!current || value.type === "session") return true;
+  return typeof value.id === "string" && (value.parentId === null || typeof value.parentId === "string");
+}

@@ -1,0 +1,93 @@
+// Lightened entries (core/light-value.ts): what planning reads survives, and a context measured on
+// lightened values equals the one measured on the real values.
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isSyntheticChainMessage } from "../src/core/message-text.js";
+import {
+  guardLightened,
+  jsonStringLength,
+  LIGHT_OUTPUT_MAX,
+  LIGHT_STRING_MAX,
+  lightenEntry,
+  lightString,
+  realJsonLength,
+} from "../src/core/light-value.js";
+
+/** Strings rich in what JSON escapes: quotes, backslashes, controls, surrogates (paired and lone). */
+const jsonHard = fc.array(
+  fc.oneof(
+    fc.string({ unit: "grapheme", maxLength: 8 }),
+    fc.constantFrom('"', "\\", "\n", "\t", "\u0000", "\u001f", "\u2028", "\ud83d", "\ude00", "😀", "é", "\uE000", "\uE001"),
+  ),
+  { maxLength: 400 },
+).map((parts) => parts.join(""));
+
+describe("jsonStringLength", () => {
+  it("equals JSON.stringify(text).length for any text", () => {
+    fc.assert(fc.property(jsonHard, (text) => jsonStringLength(text) === JSON.stringify(text).length), { numRuns: 2000 });
+  });
+});
+
+describe("lightString", () => {
+  it("keeps short texts whole and cuts long ones to a head and a placeholder worth the rest", () => {
+    fc.assert(
+      fc.property(jsonHard, fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 40 }), (text, lead, repeat) => {
+        const long = `${" ".repeat(lead)}${text.repeat(repeat)}`;
+        const light = lightString(long, 64);
+        if (long.length <= 64) expect(light).toBe(long);
+        expect(light.length).toBeLessThanOrEqual(Math.max(long.length, lead + 256 + 18));
+        expect(realJsonLength(light)).toBe(JSON.stringify(long).length);
+        // The head is intact, leading whitespace included.
+        expect(long.startsWith(light.slice(0, Math.min(light.length, lead + 200)))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("lightenEntry", () => {
+  const bigOutput = "line of output\n".repeat(5000);
+  const bigArg = "x".repeat(LIGHT_STRING_MAX + 1);
+  const entry = () => ({
+    type: "message",
+    id: "a1",
+    parentId: null,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    message: { role: "toolResult", toolCallId: "call_1", toolName: "read", content: [{ type: "text", text: bigOutput }], isError: false, timestamp: 5 },
+  });
+
+  it("measures a message exactly and keeps ids, names, timestamps and shape", () => {
+    const real = entry();
+    const light = entry();
+    lightenEntry(light);
+    expect(realJsonLength(light.message)).toBe(JSON.stringify(real.message).length);
+    expect(light.message.content[0]!.text.length).toBeLessThan(LIGHT_OUTPUT_MAX + 300);
+    expect({ ...light.message, content: undefined }).toEqual({ ...real.message, content: undefined });
+  });
+
+  it("leaves `path` arguments up to PATH_MAX whole and keeps the 200-character args excerpt", () => {
+    const path = `/home/u/${"p/".repeat(1500)}skills/x/SKILL.md`;
+    const call = { type: "message", id: "b", parentId: null, timestamp: "t", message: { role: "assistant", content: [{ type: "toolCall", id: "c", name: "write", arguments: { path, content: bigArg } }], timestamp: 1 } };
+    const excerptBefore = JSON.stringify(call.message.content[0]!.arguments).slice(0, 200);
+    lightenEntry(call);
+    const args = call.message.content[0]!.arguments;
+    expect(args.path).toBe(path);
+    expect(args.content.length).toBeLessThan(bigArg.length);
+    expect(JSON.stringify(args).slice(0, 200)).toBe(excerptBefore);
+  });
+
+  it("a long synthetic user message is still recognised after lightening", () => {
+    const user = { type: "message", id: "u", parentId: null, timestamp: "t", message: { role: "user", content: [{ type: "text", text: `\n\n  <compressed-chain id="b1">${"y".repeat(10_000)}` }], timestamp: 1 } };
+    lightenEntry(user);
+    expect(isSyntheticChainMessage(user.message as never)).toBe(true);
+  });
+});
+
+describe("guardLightened", () => {
+  it("makes serialising lightened data throw instead of writing placeholders", () => {
+    const data = guardLightened({ toolCalls: [{ resultText: lightString("z".repeat(9000), 10) }] });
+    expect(() => JSON.stringify(data)).toThrow(/must not be serialised/);
+    expect(Object.keys(data)).toEqual(["toolCalls"]);
+  });
+});
