@@ -49,7 +49,8 @@ describe("pruneMessages", () => {
     const result = pruneMessages(messages, state);
     expect(result.changed).toBe(true);
     expect(result.messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user", "assistant", "toolResult", "assistant", "user"]);
-    expect(JSON.stringify(result.messages[5])).toContain("Summarized in pruner summary, ref `c2`");
+    // A backfilled record (turnIndex -1) gets the archived-output stub, not upstream's summary wording.
+    expect(JSON.stringify(result.messages[5])).toContain("Archived output of bash {} (~2 tokens), ref `c2`");
     expect(result.messages).not.toContain(stray);
     expect(result.diagnostics.map((d) => d.kind)).toEqual(["orphan-sweep"]);
   });
@@ -102,7 +103,7 @@ describe("pruneMessages", () => {
     const result = pruneMessages(messages, state, { chainCompressionEnabled: false });
     expect(syntheticCount(result.messages)).toBe(0);
     expect(result.messages).toHaveLength(4);
-    expect(JSON.stringify(result.messages[2])).toContain("Summarized in pruner summary");
+    expect(JSON.stringify(result.messages[2])).toContain("Archived output of bash");
   });
 
   it("renders thousands of chains in one pass", () => {

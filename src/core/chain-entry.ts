@@ -46,6 +46,9 @@ export interface SpillFields {
   spillDigest: string;
 }
 
+/** `turnIndex` of a backfilled record: it belongs to no summarised batch (reference §4.5). */
+export const BACKFILLED_TURN_INDEX = -1;
+
 /** A backfilled record in upstream's key order; spill fields follow, `resultText` emptied in place. */
 export function buildBackfilledRecord(
   fields: Omit<ToolCallRecord, "turnIndex" | "timestamp" | "resultTimestamp"> & { resultTimestamp: number },
@@ -57,7 +60,7 @@ export function buildBackfilledRecord(
     args: fields.args,
     resultText: spill ? "" : fields.resultText,
     isError: fields.isError,
-    turnIndex: -1,
+    turnIndex: BACKFILLED_TURN_INDEX,
     timestamp: fields.resultTimestamp,
     resultTimestamp: fields.resultTimestamp,
   };

@@ -8,7 +8,7 @@ import { occurrenceKey, resultTimestampOf } from "./occurrence-key.js";
 import { detectionArgs, isSyntheticChainMessage, toolCallParts } from "./message-text.js";
 import type { ProtectionPredicate } from "./protection.js";
 import type { ChainRange } from "./prune-types.js";
-import type { AgentMessage, ToolResultMessage } from "./session-types.js";
+import type { AgentMessage, ToolCallPart, ToolResultMessage } from "./session-types.js";
 
 class ChainBuilder {
   readonly middleIds = new Set<string>();
@@ -53,16 +53,49 @@ export function detectChains(messages: readonly AgentMessage[], isProtected = ne
         current = null;
         continue;
       }
-      for (const call of calls) {
-        if (!isNonEmptyString(call.id) || !isNonEmptyString(call.name)) continue;
-        current.middleIds.add(call.id);
-        if (isProtected(call.name, detectionArgs(call))) current.protectedIds.add(call.id);
-      }
+      addToolCalls(current, calls, isProtected);
     } else if (message.role === "toolResult") {
       addToolResult(current, message as ToolResultMessage, isProtected);
     }
   }
   return chains;
+}
+
+/**
+ * The chain still open at the end of the branch (no text-only reply yet), or undefined. Only the
+ * messages after the last real user message are walked, so the cost does not grow with the
+ * session. Its `finalAssistantTimestamp` is null, as for an interrupted chain.
+ */
+export function detectOpenChain(messages: readonly AgentMessage[], isProtected = neverProtected): OpenChain | undefined {
+  let startIndex = messages.length - 1;
+  while (startIndex >= 0 && !(messages[startIndex]!.role === "user" && !isSyntheticChainMessage(messages[startIndex]!))) startIndex--;
+  if (startIndex < 0) return undefined;
+  const chain = new ChainBuilder(messages[startIndex]!.timestamp as number);
+  for (let i = startIndex + 1; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === "assistant") {
+      const calls = toolCallParts(message);
+      if (calls.length === 0) return undefined;
+      addToolCalls(chain, calls, isProtected);
+    } else if (message.role === "toolResult") {
+      addToolResult(chain, message as ToolResultMessage, isProtected);
+    }
+  }
+  return chain.middleIds.size === 0 ? undefined : { chain: chain.finish(null), startIndex };
+}
+
+/** An open chain and where its user message is in the array it was found in. */
+export interface OpenChain {
+  chain: ChainRange;
+  startIndex: number;
+}
+
+function addToolCalls(chain: ChainBuilder, calls: readonly ToolCallPart[], isProtected: ProtectionPredicate): void {
+  for (const call of calls) {
+    if (!isNonEmptyString(call.id) || !isNonEmptyString(call.name)) continue;
+    chain.middleIds.add(call.id);
+    if (isProtected(call.name, detectionArgs(call))) chain.protectedIds.add(call.id);
+  }
 }
 
 function addToolResult(chain: ChainBuilder, result: ToolResultMessage, isProtected: ProtectionPredicate): void {

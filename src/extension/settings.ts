@@ -14,6 +14,7 @@ import {
   DEFAULT_SPILL_PREVIEW_BYTES,
   DEFAULT_SPILL_THRESHOLD,
 } from "../core/defaults.js";
+import { DEFAULT_OPEN_CHAIN_SETTINGS, type OpenChainSettings } from "../core/open-chain-policy.js";
 
 /** The key chainpress owns in pi's settings.json. */
 export const SETTINGS_KEY = "chainpress";
@@ -45,6 +46,8 @@ export interface ChainpressSettings {
   /** Worker threads of the compressor pool; 0 runs the compressor on pi's thread. */
   workers: number;
   chainCompression: ChainCompressionSettings;
+  /** Archiving older outputs of the chain still running (issue 13; core/open-chain-policy.ts). */
+  openChains: OpenChainSettings;
 }
 
 export const DEFAULT_SETTINGS: ChainpressSettings = {
@@ -57,6 +60,7 @@ export const DEFAULT_SETTINGS: ChainpressSettings = {
   spillPreviewBytes: DEFAULT_SPILL_PREVIEW_BYTES,
   workers: 2,
   chainCompression: { enabled: true, rollingWindow: DEFAULT_ROLLING_WINDOW, stripFinalAssistantThinking: true },
+  openChains: { ...DEFAULT_OPEN_CHAIN_SETTINGS },
 };
 
 export interface MergeResult {
@@ -72,6 +76,9 @@ const NUMBER_MINIMUM: Record<string, number> = {
   spillPreviewBytes: 0,
   workers: 0,
   "chainCompression.rollingWindow": 0,
+  "openChains.triggerTokens": 0,
+  "openChains.keepRecent": 0,
+  "openChains.minReclaimTokens": 0,
 };
 
 /** Merge the raw `chainpress` value over the defaults; anything unusable keeps its default. */

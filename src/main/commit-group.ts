@@ -69,8 +69,14 @@ interface Slot extends GroupItem {
   entry?: ChainCompressionEntry;
 }
 
-async function commitIndexEntries(ctx: CommitContext, slots: Slot[]): Promise<void> {
-  const written = [];
+/** What the index step reads and marks; the open-chain step (compress-open-chain.ts) passes its own. */
+export interface IndexSlot {
+  work?: ChainWork;
+  failure?: string;
+}
+
+export async function commitIndexEntries(ctx: CommitContext, slots: IndexSlot[]): Promise<void> {
+  const written: IndexSlot[] = [];
   for (const slot of slots) {
     if (slot.failure || !slot.work || slot.work.records.length === 0) continue;
     try {
@@ -127,7 +133,7 @@ function chainEntryFor(ctx: CommitContext, slot: Slot): ChainCompressionEntry {
 }
 
 /** One fsync for the group; if it fails, every entry written since is in doubt: fail them all. */
-async function syncOrFail(ctx: CommitContext, written: Slot[], what: string): Promise<boolean> {
+async function syncOrFail(ctx: CommitContext, written: IndexSlot[], what: string): Promise<boolean> {
   if (written.length === 0) return true;
   try {
     await ctx.sync();

@@ -8,6 +8,7 @@ import {
   DEFAULT_SPILL_PREVIEW_BYTES,
   DEFAULT_SPILL_THRESHOLD,
 } from "../core/defaults.js";
+import { DEFAULT_OPEN_CHAIN_SETTINGS, type OpenChainSettings } from "../core/open-chain-policy.js";
 
 export interface CompactOptions {
   /** Newest closed chains kept as they are (0 = `/pruner compact`). */
@@ -23,6 +24,8 @@ export interface CompactOptions {
   dropTruncatedTail: boolean;
   /** Also compact chains wholly behind pi's latest compaction (core/compaction-visibility.ts); cut ones never. */
   includeCompacted: boolean;
+  /** Archiving older outputs of a chain still open at the end of the session (issue 13). */
+  openChains: OpenChainSettings;
   /** Refuse (SessionFileError "joined-entries") a version-3 file with glued entries, so the caller can split them first. */
   refuseJoinedLines: boolean;
 }
@@ -38,4 +41,5 @@ export const DEFAULT_COMPACT_OPTIONS: CompactOptions = {
   dropTruncatedTail: false,
   includeCompacted: false,
   refuseJoinedLines: false,
+  openChains: DEFAULT_OPEN_CHAIN_SETTINGS,
 };

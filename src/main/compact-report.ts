@@ -7,6 +7,7 @@ import type { ChainRange, ChainSkip, DiagnosticKind } from "../core/prune-types.
 import type { CompressEligibleResult } from "./compress-eligible.js";
 import type { ContextSize } from "./context-size.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
+import type { OpenChainOutcome } from "./compress-open-chain.js";
 import type { LoadFigures } from "./load-monitor.js";
 import type { SessionModel } from "./session-model.js";
 
@@ -39,6 +40,8 @@ export interface CompactReport {
   peakRssBytes: number;
   /** Milliseconds per stage (worker stages summed over threads). */
   stageMs: Record<string, number>;
+  /** The step for the chain still open at the end of the session (issue 13), when one was looked at. */
+  openChain?: OpenChainOutcome;
 }
 
 export interface ReportInput {
@@ -92,10 +95,12 @@ export function buildCompactReport(input: ReportInput): CompactReport {
       ...model.reconstructWarnings.map(formatReconstructWarning),
       ...input.diagnostics.failures,
       ...result.skipped.filter((skip) => skip.permanent).map((skip) => `chain ${skip.startUserTimestamp} left uncompressed for good: ${skip.cause}`),
+      ...(result.openChain?.failure ? [`open chain: older outputs left in the context: ${result.openChain.failure}`] : []),
     ],
     wallMs: input.wallMs,
     eventLoopMaxMs: input.load.eventLoopMaxMs,
     peakRssBytes: input.load.peakRssBytes,
     stageMs: { ...result.stats.stageMs },
+    ...(result.openChain ? { openChain: result.openChain } : {}),
   };
 }

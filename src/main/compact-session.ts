@@ -10,8 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { chainsToCompact, compactionVisibility } from "../core/compaction-visibility.js";
-import { detectChains } from "../core/detect-chains.js";
-import { makeProtectionPredicate } from "../core/protection.js";
+import { detectChains, detectOpenChain } from "../core/detect-chains.js";
+import { makeProtectionPredicate, type ProtectionPredicate } from "../core/protection.js";
 import type { ChainRange } from "../core/prune-types.js";
 import { recoveryGraceKeys } from "../core/select-eligible.js";
 import { SessionAppender, migrateFileInPlace } from "../io/append-session.js";
@@ -25,6 +25,7 @@ import type { ChainRunner } from "./chain-runner.js";
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions } from "./compact-options.js";
 import { buildCompactReport, type CompactReport } from "./compact-report.js";
 import { compressEligible, type ChainProgress } from "./compress-eligible.js";
+import type { OpenChainInput } from "./compress-open-chain.js";
 import { measureContext } from "./context-size.js";
 import { DiagnosticSink } from "./diagnostic-sink.js";
 import { fileSliceOf } from "./file-slice.js";
@@ -78,6 +79,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       ...(loaded.lightened ? { fileSlice: (inner: readonly AgentMessage[]) => fileSliceOf(model, inner) } : {}),
       ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
       ...(params.faultFor ? { faultFor: params.faultFor } : {}),
+      ...openChainInput(model, options, isProtected),
     });
     const after = measureContext(model, renderOptions);
     const load = monitor.stop();
@@ -104,6 +106,13 @@ async function loadForCompaction(file: string, runner: ChainRunner, options: Com
   if (options.dryRun) return { loaded: full, migrated: false };
   await migrateFileInPlace(full, { dropTruncatedTail: options.dropTruncatedTail });
   return { loaded: await scanSession(file, runner), migrated: true };
+}
+
+/** The chain a crashed or abandoned run left open, when the policy is on (issue 13). */
+function openChainInput(model: SessionModel, options: CompactOptions, isProtected: ProtectionPredicate): { openChain?: OpenChainInput } {
+  if (!options.openChains.enabled) return {};
+  const open = detectOpenChain(model.messages, isProtected);
+  return open ? { openChain: { open, settings: options.openChains } } : {};
 }
 
 interface Writer {

@@ -18,6 +18,7 @@ import { msgpackAlters } from "../core/well-formed.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { planChains, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
+import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 
 /**
  * Chains committed together (two fsyncs per group). Fixed, not derived from the worker count,
@@ -53,6 +54,8 @@ export interface CompressEligibleDeps {
   onChainDone?: (progress: ChainProgress) => void;
   /** Test-only: a fault to inject into the worker for a chain. */
   faultFor?: (chain: ChainRange) => TaskFault | undefined;
+  /** The chain still open at the end of `messages`, and the policy for archiving its older outputs. */
+  openChain?: OpenChainInput;
 }
 
 export interface ChainProgress {
@@ -66,6 +69,8 @@ export interface CompressEligibleResult {
   compressedEntries: ChainCompressionEntry[];
   skipped: ChainSkip[];
   stats: CompressStats;
+  /** The open chain's step, when `openChain` was given. */
+  openChain?: OpenChainOutcome;
 }
 
 export async function compressEligible(deps: CompressEligibleDeps): Promise<CompressEligibleResult> {
@@ -116,7 +121,16 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
     });
     deps.onChainDone?.({ done: last, total: plans.length, archivedChars: stats.archivedChars });
   }
-  return { compressedEntries, skipped, stats };
+  if (!deps.openChain) return { compressedEntries, skipped, stats };
+  // After the closed chains: its refs come after theirs, for any worker count.
+  let work: ChainTaskResult | undefined;
+  const openChain = await compressOpenChain(deps.openChain, deps.messages, deps.graceKeys ?? new Set(), ctx, async (plan) => {
+    const outcome = await dispatch(deps, plan, stats);
+    if (!outcome.ok) throw outcome.error;
+    return (work = outcome.result!);
+  });
+  if (work && openChain.refs.length > 0) stats.addTask(work);
+  return { compressedEntries, skipped, stats, openChain };
 }
 
 type TaskOutcome = { ok: true; result: ChainTaskResult | undefined } | { ok: false; error: Error };
@@ -168,6 +182,7 @@ function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: P
     toolRefs: plan.toolRefs,
     spill: deps.spill,
   };
+  if (plan.open) task.indexOnly = true;
   const fault = deps.faultFor?.(plan.chain);
   if (fault) task.fault = fault;
   return task;

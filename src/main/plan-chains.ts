@@ -38,6 +38,8 @@ export interface DeterministicPlan extends PlanBase {
   indexed: BodyRecord[];
   /** toolRefs the entry will carry once the reserved refs are registered. */
   toolRefs: string[];
+  /** An open chain's older outputs (main/plan-open-chain.ts): index entry only, no body, no chain entry. */
+  open?: true;
 }
 
 /** Nothing to archive and nothing archived: fail-closed skip, with a diagnostic unless fully protected. */

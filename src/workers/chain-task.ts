@@ -57,6 +57,8 @@ export interface ChainTask {
   /** The chain entry's toolRefs, as they will be once this chain's refs are registered. */
   toolRefs: string[];
   spill: SpillSettings;
+  /** Records and index entry only, no body: an open chain's older outputs (issue 13). */
+  indexOnly?: true;
   fault?: TaskFault;
 }
 
@@ -73,7 +75,7 @@ export interface ChainTaskResult {
   /** Fresh records in planned order; spilled ones carry spill fields and an empty resultText. */
   records: ToolCallRecord[];
   refs: SummaryToolCallRef[];
-  /** The deterministic body (rangeSummaryText). */
+  /** The deterministic body (rangeSummaryText); empty for an `indexOnly` task. */
   body: string;
   /**
    * UTF-8 JSON of the index entry's data ({toolCalls, backfilled, refs}), so the main thread need

@@ -47,7 +47,7 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   if (spilledFiles > 0) syncBlobDir(task.spill);
   t = performance.now();
   const refs = records.map((record, i) => buildRef(task.reservedRefs[i]!, record.toolCallId, record.resultTimestamp));
-  const body = buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs);
+  const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs);
   const indexDataJson = Buffer.from(JSON.stringify(buildBackfilledIndexData(records, refs)), "utf8");
   // The file path's main thread plans from lightened entries and keeps lightened records; the
   // index entry's bytes above are the faithful copy that gets written.

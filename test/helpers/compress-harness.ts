@@ -5,8 +5,10 @@
  */
 
 import fs from "node:fs";
-import { detectChains } from "../../src/core/detect-chains.js";
-import { makeProtectionPredicate } from "../../src/core/protection.js";
+import { detectChains, detectOpenChain } from "../../src/core/detect-chains.js";
+import type { OpenChainSettings } from "../../src/core/open-chain-policy.js";
+import type { OpenChainInput } from "../../src/main/compress-open-chain.js";
+import { makeProtectionPredicate, type ProtectionPredicate } from "../../src/core/protection.js";
 import type { ChainRange } from "../../src/core/prune-types.js";
 import { SessionAppender } from "../../src/io/append-session.js";
 import { spillModesFor } from "../../src/io/write-spill.js";
@@ -37,6 +39,10 @@ export interface HarnessOptions {
    * "file": the parallel scan and lightened entries, workers read their lines (`chainpress compact`).
    */
   path?: "memory" | "file";
+  /** Archive older outputs of a chain still open at the end of the session (issue 13). */
+  openChains?: OpenChainSettings;
+  /** Recovery-grace keys (outputs the policy must leave alone). */
+  graceKeys?: ReadonlySet<string>;
 }
 
 export interface HarnessRun {
@@ -68,12 +74,19 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       ...(options.path === "file" ? { fileSlice: (inner: readonly AgentMessage[]) => fileSliceOf(model, inner) } : {}),
       ...(options.faultFor ? { faultFor: options.faultFor } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
+      ...(options.graceKeys ? { graceKeys: options.graceKeys } : {}),
+      ...openChainOf(model.messages, isProtected, options.openChains),
     });
     return { model, result, diagnostics };
   } finally {
     await appender.close();
     if (!options.runner) await runner.close();
   }
+}
+
+function openChainOf(messages: readonly AgentMessage[], isProtected: ProtectionPredicate, settings: OpenChainSettings | undefined): { openChain?: OpenChainInput } {
+  const open = settings ? detectOpenChain(messages, isProtected) : undefined;
+  return open && settings ? { openChain: { open, settings } } : {};
 }
 
 /** An appender wrapper that throws for the n-th append of a customType (1-based). */

@@ -4,7 +4,9 @@
  * returned when no result needed a stub (so callers can detect "nothing changed" by identity).
  */
 
+import { BACKFILLED_TURN_INDEX } from "../chain-entry.js";
 import { detectionArgs, toolCallParts } from "../message-text.js";
+import { archivedOutputStubText } from "./archived-output-stub.js";
 import { occurrenceKey, resultTimestampOf } from "../occurrence-key.js";
 import type { ProtectionPredicate } from "../protection.js";
 import type { PruneState } from "../prune-state.js";
@@ -93,6 +95,8 @@ function stubFor(result: ToolResultMessage, state: PruneState, options: StubOpti
   // Without the call's args only the tool-name rule can match; path rules need the args.
   if (options.isProtected(archived.record.toolName, callArgs.get(id))) return undefined;
   const ref = state.displayRef(archived.refKey);
+  // A backfilled output was never summarised: upstream's wording would tell the model otherwise.
+  if (archived.record.turnIndex === BACKFILLED_TURN_INDEX) return archivedOutputStubText(archived.record, ref, archived.record.spillPath || undefined);
   return archived.record.spillPath ? spilledStubText(archived.record, ref) : stubText(ref);
 }
 

@@ -1,0 +1,72 @@
+/**
+ * Planning one archiving step for the chain still open at the end of the branch (issue 13), on
+ * the main thread: classify its outputs, let the policy choose (core/open-chain-policy.ts), and
+ * reserve `t<N>` refs for the chosen ones. The result is an ordinary deterministic plan marked
+ * `open`: a worker archives its outputs exactly as for a closed chain (same records, spill rules
+ * and index entry), but writes no body, and no chain entry follows. When the chain closes, the
+ * closed-chain retry path finds these members indexed and composes over them.
+ */
+
+import type { OpenChain } from "../core/detect-chains.js";
+import { contentText } from "../core/message-text.js";
+import { decideOpenChain, estimateTokens, type OpenChainDecision, type OpenChainSettings, type OpenOutput } from "../core/open-chain-policy.js";
+import type { PruneState } from "../core/prune-state.js";
+import { archivedOutputStubText } from "../core/render/archived-output-stub.js";
+import type { AgentMessage } from "../core/session-types.js";
+import { spanOutputs, type SpanOutput } from "../core/extract-records.js";
+import type { DeterministicPlan } from "./plan-chains.js";
+
+/** A ref as long as any the stub will print, for the reclaim estimate. */
+const WIDEST_REF = "t999999";
+
+export interface OpenChainPlanning {
+  decision: OpenChainDecision;
+  /** Set when the decision archives something. */
+  plan?: DeterministicPlan;
+}
+
+export function planOpenChain(
+  open: OpenChain,
+  messages: readonly AgentMessage[],
+  state: PruneState,
+  graceKeys: ReadonlySet<string>,
+  settings: OpenChainSettings,
+): OpenChainPlanning {
+  const inner = messages.slice(open.startIndex + 1);
+  const protectedIds = new Set(open.chain.protectedToolCallIds);
+  const found = [...spanOutputs(inner, new Set(), () => false)];
+  const outputs = found.map((output) => classify(output, state, graceKeys, protectedIds));
+  const decision = decideOpenChain(outputs, settings);
+  if (decision.keys.length === 0) return { decision };
+  if (new Set(decision.keys).size !== decision.keys.length) {
+    // Two outputs under one occurrence key cannot both be recovered by ref: archive nothing.
+    return { decision: { ...decision, keys: [], reason: "below-min-reclaim" } };
+  }
+  // The worker needs the span only up to the last chosen output.
+  const last = inner.indexOf(found.find((output) => output.key === decision.keys[decision.keys.length - 1])!.result);
+  const reservedRefs = state.reserveRefs(decision.keys.length);
+  const plan: DeterministicPlan = {
+    kind: "deterministic",
+    open: true,
+    chain: open.chain,
+    lookupKeys: decision.keys,
+    blockId: "",
+    inner: inner.slice(0, last + 1),
+    plannedKeys: decision.keys,
+    reservedRefs,
+    indexed: [],
+    toolRefs: [],
+  };
+  return { decision, plan };
+}
+
+function classify(output: SpanOutput, state: PruneState, graceKeys: ReadonlySet<string>, protectedIds: ReadonlySet<string>): OpenOutput {
+  const id = output.result.toolCallId;
+  const text = contentText(output.result.content);
+  const stub = archivedOutputStubText({ toolName: output.call.name, args: output.call.args, resultText: text }, WIDEST_REF);
+  const base = { key: output.key, tokens: estimateTokens(text), stubTokens: estimateTokens(stub) };
+  if (protectedIds.has(id)) return { ...base, status: "protected" };
+  if (state.recordForKey(output.key)) return { ...base, status: "archived" };
+  if (graceKeys.has(output.key) || graceKeys.has(id)) return { ...base, status: "grace" };
+  return { ...base, status: "archivable" };
+}
