@@ -109,6 +109,18 @@ describe("npm start entry point", () => {
     expect(report.sessions[0]!.report.compressed.length).toBeGreaterThan(0);
     expect(path.dirname(report.sessions[0]!.file)).not.toBe(path.dirname(source));
     expect(sha256(source)).toBe(hash);
-    fs.rmSync(path.dirname(report.sessions[0]!.file), { recursive: true, force: true });
+    // Nothing is left in the temporary folder (issue 12): the run removes its copy.
+    expect(fs.existsSync(path.dirname(report.sessions[0]!.file))).toBe(false);
+    expect(run.stderr).toContain("removed the temporary copy");
+  });
+
+  it("with CHAINPRESS_KEEP_COPY=1 keeps the copy and says where", () => {
+    const source = path.join(REAL_SESSIONS, "large-session.jsonl");
+    const run = runNode(path.join(ROOT, "dist", "src", "cli", "start-default.js"), ["--json", "--workers", "0"], { CHAINPRESS_DEFAULT_SESSION: source, CHAINPRESS_KEEP_COPY: "1" });
+    expect(run.status, run.stderr).toBe(0);
+    const folder = path.dirname((JSON.parse(run.out) as { sessions: Array<{ file: string }> }).sessions[0]!.file);
+    expect(run.stderr).toContain(`kept the compacted copy and its spill files in ${folder}`);
+    expect(fs.existsSync(folder)).toBe(true);
+    fs.rmSync(folder, { recursive: true, force: true });
   });
 });

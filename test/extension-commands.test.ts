@@ -59,7 +59,8 @@ describe("/pruner compact", () => {
     const lines = host.notices.at(-1)!.message.split("\n");
     expect(lines[0]).toBe("pruner: on (window 3, grace 3, workers 0)");
     expect(lines[1]).toBe("chains: 4 closed, 0 interrupted, 1 compressed");
-    expect(lines[2]).toBe("archived: 1 outputs, 0 spilled (0 bytes in memory)");
+    // Nothing spilled: no spill folder exists, so none is named.
+    expect(lines[2]).toBe("archived: 1 outputs, 0 spilled");
     expect(lines[3]).toMatch(/^context: ~[\d,]+ -> ~[\d,]+ tokens \(~[\d,]+ saved\)$/);
     expect(lines[4]).toBe("diagnostics: unresolved-range 0, range-id-mismatch 0, orphan-sweep 0, backfill-empty 0, backfill-skipped 0");
     expect(lines[5]).toBe("errors: none");

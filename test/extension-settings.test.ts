@@ -74,7 +74,7 @@ describe("settings file", () => {
   it("reads the chainpress key of <agent dir>/settings.json", () => {
     const dir = agentDirWith({ defaultModel: "m", chainpress: { recoveryGraceTurns: 1 } });
     expect(loadSettings(dir).settings.recoveryGraceTurns).toBe(1);
-    expect(loadSettings(agentDirWith(undefined))).toEqual({ settings: DEFAULT_SETTINGS, warnings: [] });
+    expect(loadSettings(agentDirWith(undefined))).toMatchObject({ settings: DEFAULT_SETTINGS, warnings: [], files: [] });
     expect(loadSettings(agentDirWith("{ not json")).warnings[0]).toMatch(/settings\.json is not valid JSON/);
   });
 

@@ -4,16 +4,19 @@
  * model see, and must work on exactly the sessions pi opens. Nothing is written.
  */
 
+import fs from "node:fs";
 import { makeProtectionPredicate } from "../core/protection.js";
 import type { PruneOptions } from "../core/render/prune-messages.js";
 import { formatReconstructWarning } from "../core/reconstruct.js";
 import { readSession } from "../io/read-session.js";
-import { DEFAULT_COMPACT_OPTIONS } from "../main/compact-options.js";
+import type { ChainpressSettings } from "../extension/settings.js";
 import { modelOf, type SessionModel } from "../main/session-model.js";
+import { CliError } from "./errors.js";
 import type { ProtectionFlags } from "./options.js";
 import { writeErr, type CliIo } from "./output.js";
 
 export async function loadForReading(file: string, io: CliIo): Promise<SessionModel> {
+  assertNotFolder(file);
   const model = modelOf(await readSession(file, { malformedLines: "skip" }));
   for (const warning of model.loaded.warnings) writeErr(io, `chainpress: warning: ${warning.message}`);
   for (const warning of model.reconstructWarnings) writeErr(io, `chainpress: warning: ${file}: ${formatReconstructWarning(warning)}`);
@@ -22,11 +25,26 @@ export async function loadForReading(file: string, io: CliIo): Promise<SessionMo
   return model;
 }
 
-/** Render-time settings equal to what compact used with the same flags (defaults otherwise). */
-export function pruneOptionsOf(flags: ProtectionFlags): Required<Pick<PruneOptions, "isProtected" | "recoveryGraceTurns">> {
+/** Render-time settings equal to what compact used with the same flags and settings files. */
+export function pruneOptionsOf(
+  flags: ProtectionFlags,
+  settings: ChainpressSettings,
+): Required<Pick<PruneOptions, "isProtected" | "recoveryGraceTurns" | "chainCompressionEnabled" | "stripFinalAssistantThinking">> {
   const isProtected = makeProtectionPredicate({
-    protectedTools: flags.protectedTools ?? DEFAULT_COMPACT_OPTIONS.protectedTools,
-    protectedPaths: flags.protectedPaths ?? DEFAULT_COMPACT_OPTIONS.protectedPaths,
+    protectedTools: flags.protectedTools ?? settings.protectedTools,
+    protectedPaths: flags.protectedPaths ?? settings.protectedPaths,
   });
-  return { isProtected, recoveryGraceTurns: DEFAULT_COMPACT_OPTIONS.recoveryGraceTurns };
+  const { enabled, stripFinalAssistantThinking } = settings.chainCompression;
+  return { isProtected, recoveryGraceTurns: settings.recoveryGraceTurns, chainCompressionEnabled: enabled, stripFinalAssistantThinking };
+}
+
+/** A folder given to render/query/stats: say so, instead of Node's raw EISDIR. */
+function assertNotFolder(file: string): void {
+  let folder = false;
+  try {
+    folder = fs.statSync(file).isDirectory();
+  } catch {
+    // A missing file is reported by the reader, with its own message.
+  }
+  if (folder) throw new CliError(`${file}: is a folder, not a session file (give one *.jsonl file; only compact searches folders)`);
 }

@@ -3,6 +3,8 @@
  * to a fresh temporary folder first (the bundled fixture is never modified, so the job can be
  * rerun), and the copy's modification time is set back so the "pi may be writing it" guard
  * does not refuse a file we just created. CHAINPRESS_DEFAULT_SESSION overrides the source.
+ * The temporary folder is removed afterwards (nothing is left in /tmp), unless
+ * CHAINPRESS_KEEP_COPY=1 keeps it, and then the last line says where it is.
  */
 
 import fs from "node:fs";
@@ -37,7 +39,15 @@ async function main(): Promise<number> {
   const quietSince = new Date(Date.now() - 2 * QUIET_MS);
   fs.utimesSync(copy, quietSince, quietSince);
   process.stderr.write(`chainpress: compacting a copy of ${source} in ${folder}\n`);
-  return runCli(["compact", copy, ...process.argv.slice(2)]);
+  try {
+    return await runCli(["compact", copy, ...process.argv.slice(2)]);
+  } finally {
+    if (process.env.CHAINPRESS_KEEP_COPY === "1") process.stderr.write(`chainpress: kept the compacted copy and its spill files in ${folder}\n`);
+    else {
+      fs.rmSync(folder, { recursive: true, force: true });
+      process.stderr.write(`chainpress: removed the temporary copy (CHAINPRESS_KEEP_COPY=1 keeps it)\n`);
+    }
+  }
 }
 
 watchBrokenPipe(process.stdout);

@@ -15,16 +15,18 @@ export function formatSize(chars: number, tokens: number): string {
   return `${count(chars)} chars (~${count(tokens)} tokens)`;
 }
 
-function percentSaved(before: number, after: number): string {
-  if (before <= 0) return "";
-  return `, ${(((before - after) / before) * 100).toFixed(1)}% smaller`;
+/** The context change as a user reads it: a growth is "larger", never a negative "smaller". */
+export function percentChange(before: number, after: number): string {
+  if (before <= 0 || before === after) return before > 0 ? ", unchanged" : "";
+  const percent = (Math.abs(before - after) / before) * 100;
+  return `, ${percent.toFixed(1)}% ${after < before ? "smaller" : "larger"}`;
 }
 
 export function formatOutcome(outcome: SessionOutcome, color: boolean): string {
   const title = outcome.target === outcome.file ? outcome.file : `${outcome.file} → ${outcome.target}`;
   if (outcome.skipped) return `${bold(title, color)}\n  skipped: ${outcome.skipped}`;
   if (!outcome.report) return `${bold(title, color)}\n  FAILED: ${outcome.error ?? "unknown error"}`;
-  const lines = [bold(`${title}${headerNotes(outcome)}`, color), ...reportLines(outcome.report)];
+  const lines = [bold(`${title}${headerNotes(outcome)}`, color), ...reportLines(outcome.report, outcome.sessionBytesAdded)];
   if (outcome.backup) lines.push(`  backup: ${outcome.backup}`);
   if (outcome.droppedLines?.length) lines.push(`  dropped malformed line(s): ${outcome.droppedLines.join(", ")}`);
   if (outcome.swept?.length) lines.push(`  removed ${outcome.swept.length} leftover temporary file(s) of a killed run`);
@@ -41,18 +43,36 @@ function headerNotes(outcome: SessionOutcome): string {
   return notes.length > 0 ? ` (${notes.join("; ")})` : "";
 }
 
-function reportLines(r: CompactReport): string[] {
+/** A dry run wrote nothing, so its lines say what a real run would do. */
+function reportLines(r: CompactReport, sessionBytesAdded: number | undefined): string[] {
   const reasons = Object.entries(r.skipped.byReason).map(([reason, n]) => `${reason} ${count(n)}`);
   const ctx = r.context;
-  return [
+  const would = (verb: string, past: string): string => (r.dryRun ? `would ${verb}` : past);
+  const lines = [
     `  chains: ${count(r.chains.detected)} detected (${count(r.chains.closed)} closed, ${count(r.chains.interrupted)} interrupted)`,
-    `  compressed: ${plural(r.compressed.length, "chain")}${r.compressed.length > 0 ? ` (${r.deterministic} deterministic)` : ""}`,
+    `  ${would("compress", "compressed")}: ${plural(r.compressed.length, "chain")}${r.compressed.length > 0 ? ` (${r.deterministic} deterministic)` : ""}`,
     `  skipped: ${count(r.skipped.total)}${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}`,
-    `  archived: ${plural(r.recordsArchived, "record")}, ${count(r.archivedChars)} chars; ${plural(r.spilledFiles, "spill file")} (${count(r.spilledBytes)} bytes)`,
-    `  appended: ${plural(r.appendedEntries, "entry", "entries")}`,
-    `  context: ${formatSize(ctx.beforeChars, ctx.beforeTokens)} → ${formatSize(ctx.afterChars, ctx.afterTokens)}${percentSaved(ctx.beforeChars, ctx.afterChars)}`,
-    `  wall time: ${(r.wallMs / 1000).toFixed(2)} s`,
   ];
+  const hidden = hiddenLine(r);
+  if (hidden) lines.push(hidden);
+  const grown = sessionBytesAdded === undefined ? "" : `, ${sessionBytesAdded >= 0 ? "+" : "−"}${count(Math.abs(sessionBytesAdded))} bytes on disk`;
+  lines.push(
+    `  ${would("archive", "archived")}: ${plural(r.recordsArchived, "record")}, ${count(r.archivedChars)} chars; ${plural(r.spilledFiles, "spill file")} (${count(r.spilledBytes)} bytes ${r.dryRun ? "to write" : "written"})`,
+    `  ${would("append", "appended")}: ${plural(r.appendedEntries, "entry", "entries")} to the session file${grown}`,
+    `  context: ${formatSize(ctx.beforeChars, ctx.beforeTokens)} → ${formatSize(ctx.afterChars, ctx.afterTokens)}${percentChange(ctx.beforeChars, ctx.afterChars)}`,
+    `  wall time: ${(r.wallMs / 1000).toFixed(2)} s`,
+  );
+  return lines;
+}
+
+/** Chains behind pi's latest compaction: left alone (they save no context), or taken with --include-compacted. */
+function hiddenLine(r: CompactReport): string | undefined {
+  const { hidden, cut, included } = r.hiddenByCompaction;
+  if (hidden.length === 0 && cut.length === 0) return undefined;
+  const whole = included ? `${plural(hidden.length, "chain")} included (--include-compacted)` : `${plural(hidden.length, "chain")} left alone`;
+  const partly = cut.length > 0 ? `; ${plural(cut.length, "chain")} cut by it, left alone` : "";
+  const hint = !included && hidden.length > 0 ? " (--include-compacted compresses them anyway)" : "";
+  return `  hidden by compaction: ${whole}${partly}${hint}`;
 }
 
 export interface RunTotals {
@@ -94,7 +114,7 @@ export function formatTotals(t: RunTotals, color: boolean): string {
   return [
     bold(`total: ${plural(t.sessions, "session")}${failed}`, color),
     `  ${plural(t.chainsCompressed, "chain")} compressed, ${count(t.chainsSkipped)} skipped; ${plural(t.recordsArchived, "record")} archived, ${plural(t.spilledFiles, "spill file")}`,
-    `  context: ${formatSize(t.beforeChars, t.beforeTokens)} → ${formatSize(t.afterChars, t.afterTokens)}${percentSaved(t.beforeChars, t.afterChars)}`,
+    `  context: ${formatSize(t.beforeChars, t.beforeTokens)} → ${formatSize(t.afterChars, t.afterTokens)}${percentChange(t.beforeChars, t.afterChars)}`,
     `  wall time: ${(t.wallMs / 1000).toFixed(2)} s`,
   ].join("\n");
 }

@@ -3,9 +3,10 @@
  * bodies (src/io/read-spill.ts) and hands them in, so this module never touches the disk.
  */
 
-import { occurrenceKey, parseOccurrenceKey } from "./occurrence-key.js";
+import { occurrenceKey, parseOccurrenceKey, resultTimestampOf } from "./occurrence-key.js";
 import type { PruneState } from "./prune-state.js";
 import type { ToolCallRecord } from "./prune-types.js";
+import type { AgentMessage, ToolResultMessage } from "./session-types.js";
 
 /** One record an input string denoted. */
 export interface QueryMatch {
@@ -119,14 +120,37 @@ export function unavailableSpillBody(record: ToolCallRecord): string {
   return record.resultPreview ?? SPILL_UNAVAILABLE_TEXT;
 }
 
-function matchBlock(match: QueryMatch, body: string): string {
+/** What a reader of the output may know beyond the records (all optional: the tool passes none). */
+export interface QueryContext {
+  /** Why a match's full output could not be read (a missing or corrupt spill file), by match index. */
+  problems?: ReadonlyArray<string | undefined>;
+  /** The session's user turn of a record that carries no turn of its own (backfilled: turnIndex -1). */
+  turnOf?: (record: ToolCallRecord) => number | undefined;
+}
+
+/**
+ * "Status: OK" describes the tool call; above a body that is only a preview of an unreadable
+ * spill file it would read as "this is the output", so that case says what happened instead.
+ */
+function statusLine(record: ToolCallRecord, problem: string | undefined): string {
+  if (problem !== undefined) return `Status: OUTPUT UNAVAILABLE \u2014 ${problem}; only the preview below is left`;
+  return `Status: ${record.isError ? "ERROR" : "OK"}`;
+}
+
+function turnLine(record: ToolCallRecord, context: QueryContext): string {
+  if (record.turnIndex >= 0) return `Turn: ${record.turnIndex}`;
+  const turn = context.turnOf?.(record);
+  return turn === undefined ? `Turn: ${record.turnIndex}` : `Turn: ${turn} (user turn in the session; the archive records none)`;
+}
+
+function matchBlock(match: QueryMatch, body: string, problem: string | undefined, context: QueryContext): string {
   const header = [`## toolRef: ${match.label}`];
   if (match.legacy) header.push("Occurrence: legacy (no resultTimestamp)");
   header.push(
     `Tool: ${match.record.toolName}`,
     `Args: ${JSON.stringify(match.record.args, null, 2)}`,
-    `Status: ${match.record.isError ? "ERROR" : "OK"}`,
-    `Turn: ${match.record.turnIndex}`,
+    statusLine(match.record, problem),
+    turnLine(match.record, context),
   );
   return `${header.join("\n")}\n\n${truncatedBody(body)}`;
 }
@@ -135,9 +159,9 @@ function matchBlock(match: QueryMatch, body: string): string {
  * The text for one input: its blocks joined by the separator (join several inputs' texts with
  * the same separator). `bodies[i]` is the full output of `matches[i]`, untruncated.
  */
-export function formatQueryResult(input: string, matches: readonly QueryMatch[], bodies: readonly string[]): string {
+export function formatQueryResult(input: string, matches: readonly QueryMatch[], bodies: readonly string[], context: QueryContext = {}): string {
   if (matches.length === 0) return `## toolRef: ${input}\n(not found in index \u2014 may not have been summarized yet)`;
-  return matches.map((match, i) => matchBlock(match, bodies[i] ?? "")).join(QUERY_BLOCK_SEPARATOR);
+  return matches.map((match, i) => matchBlock(match, bodies[i] ?? "", context.problems?.[i], context)).join(QUERY_BLOCK_SEPARATOR);
 }
 
 /** `details.results` of the tool result: records by label, later labels overwriting earlier. */
@@ -145,4 +169,21 @@ export function queryDetails(matches: readonly QueryMatch[]): { results: Record<
   const results: Record<string, ToolCallRecord> = {};
   for (const match of matches) results[match.label] = match.record;
   return { results };
+}
+
+/**
+ * 1-based user turn of every tool result on a branch, by occurrence key: the number of user
+ * messages up to it. Lets `chainpress query` show a turn for backfilled records.
+ */
+export function userTurnsByResult(messages: readonly AgentMessage[]): Map<string, number> {
+  const turns = new Map<string, number>();
+  let turn = 0;
+  for (const message of messages) {
+    if (message.role === "user") turn++;
+    else if (message.role === "toolResult") {
+      const result = message as ToolResultMessage;
+      if (typeof result.toolCallId === "string") turns.set(occurrenceKey(result.toolCallId, resultTimestampOf(result.timestamp)), turn);
+    }
+  }
+  return turns;
 }

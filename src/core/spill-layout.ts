@@ -23,3 +23,12 @@ export function spillFileName(hasher: Hasher, occurrenceKey: string): string {
   const readable = sanitizeForFileName(occurrenceKey).slice(0, READABLE_PREFIX_MAX);
   return `${readable}.${hasher.hex64(occurrenceKey)}.txt`;
 }
+
+/**
+ * Where a spill file is after its session folder moved (the `<id>-blobs/` folder moves with it):
+ * the same file name in the session's current blob folder. Records keep the absolute path they
+ * were written with, so this is the only way to find the file again.
+ */
+export function relocatedSpillPath(storedPath: string, blobDir: string): string {
+  return path.join(blobDir, path.basename(storedPath));
+}

@@ -9,8 +9,10 @@
 import type { ContextEvent, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { pruneMessages, type PruneOptions } from "../core/render/prune-messages.js";
 import type { AgentMessage } from "../core/session-types.js";
+import { locateSpillFile } from "../io/read-spill.js";
 import { guard } from "./report.js";
 import type { Chainpress } from "./runtime.js";
+import { blobDirOf } from "./state-holder.js";
 
 /** Rendering options from the settings (shared with the status report's context measure). */
 export function pruneOptions(runtime: Chainpress): PruneOptions {
@@ -24,10 +26,12 @@ export function pruneOptions(runtime: Chainpress): PruneOptions {
 }
 
 /** The messages the model should see; `messages` itself when chainpress is off or nothing changed. */
-export function renderContext(runtime: Chainpress, messages: AgentMessage[]): AgentMessage[] {
+export function renderContext(runtime: Chainpress, messages: AgentMessage[], blobDir?: string): AgentMessage[] {
   const { settings, holder } = runtime;
   if (!settings.enabled) return messages;
-  const result = pruneMessages(messages, holder.state, pruneOptions(runtime));
+  // Stubs name where each spill file is now, so a moved session still points at real files.
+  const spillPathOf = (stored: string): string => locateSpillFile(stored, blobDir);
+  const result = pruneMessages(messages, holder.state, { ...pruneOptions(runtime), spillPathOf });
   // Not awaited: the LLM call must not wait for a diagnostic write.
   if (result.diagnostics.length > 0) void holder.report(result.diagnostics);
   return result.messages;
@@ -36,7 +40,7 @@ export function renderContext(runtime: Chainpress, messages: AgentMessage[]): Ag
 export function handleContext(runtime: Chainpress, event: ContextEvent, ctx: ExtensionContext): Promise<{ messages: ContextEvent["messages"] }> {
   // On failure pi keeps the messages unchanged: the model sees the raw context.
   return guard(runtime, ctx, "context rendering", { messages: event.messages }, () => {
-    const rendered = renderContext(runtime, event.messages as unknown as AgentMessage[]);
+    const rendered = renderContext(runtime, event.messages as unknown as AgentMessage[], blobDirOf(ctx.sessionManager));
     return { messages: rendered as unknown as ContextEvent["messages"] };
   });
 }

@@ -5,7 +5,8 @@
  *                                   live-session lock taken for the CLI to respect (live-lock)
  *   context                       → rendered messages (context-handler)
  *   message_end                   → live flush scheduled (live-flush)
- *   turn_end / agent_end          → persistence gate poked: pi has written the reply by now
+ *   turn_end / agent_end          → persistence gate poked: pi has written the reply by now;
+ *                                   turn_end also schedules the open-chain step (open-chain-step)
  *   session_shutdown              → pending flush awaited (bounded), worker pool closed, lock released
  *   /pruner, context_tree_query   → commands, query-tool
  * Every handler is guarded: a failure is reported and pi goes on with the raw context.
@@ -16,6 +17,7 @@ import { registerCommands } from "./commands.js";
 import { handleContext } from "./context-handler.js";
 import { handleMessageEnd } from "./live-flush.js";
 import { holdLiveLock, releaseLiveLock } from "./live-lock.js";
+import { handleTurnEnd } from "./open-chain-step.js";
 import { registerQueryTool } from "./query-tool.js";
 import { guard, notify } from "./report.js";
 import { applySettings, createRuntime, type Chainpress, type ChainpressOptions } from "./runtime.js";
@@ -36,7 +38,12 @@ export function createChainpress(pi: ExtensionAPI, options: ChainpressOptions): 
   pi.on("session_tree", (_event, ctx) => guard(runtime, ctx, "tree navigation", undefined, () => reloadBranch(runtime, ctx)));
   pi.on("context", (event, ctx) => handleContext(runtime, event, ctx));
   pi.on("message_end", (event, ctx) => guard(runtime, ctx, "message_end", undefined, () => handleMessageEnd(runtime, event, ctx)));
-  pi.on("turn_end", (_event, ctx) => guard(runtime, ctx, "turn_end", undefined, () => runtime.gate.poke()));
+  pi.on("turn_end", (event, ctx) =>
+    guard(runtime, ctx, "turn_end", undefined, () => {
+      runtime.gate.poke();
+      handleTurnEnd(runtime, event, ctx);
+    }),
+  );
   pi.on("agent_end", (_event, ctx) => guard(runtime, ctx, "agent_end", undefined, () => runtime.gate.poke()));
   pi.on("session_shutdown", (_event, ctx) => guard(runtime, ctx, "shutdown", undefined, () => shutdown(runtime)));
   registerCommands(runtime);
@@ -45,7 +52,7 @@ export function createChainpress(pi: ExtensionAPI, options: ChainpressOptions): 
 }
 
 async function startSession(runtime: Chainpress, ctx: ExtensionContext): Promise<void> {
-  const merged = loadSettings(runtime.agentDir);
+  const merged = loadSettings(runtime.agentDir, ctx.cwd);
   applySettings(runtime, merged);
   for (const warning of merged.warnings) notify(ctx, `pruner: settings: ${warning}`, "warning");
   reloadBranch(runtime, ctx);

@@ -14,6 +14,7 @@ import type { ToolCallRecord } from "../core/prune-types.js";
 import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, queryDetails, unavailableSpillBody, type QueryMatch } from "../core/query.js";
 import { resolveRecordBody } from "../io/read-spill.js";
 import type { Chainpress } from "./runtime.js";
+import { blobDirOf } from "./state-holder.js";
 
 export const queryParameters = Type.Object({
   toolCallIds: Type.Array(Type.String(), {
@@ -32,12 +33,12 @@ export function registerQueryTool(runtime: Chainpress, pi: ExtensionAPI): void {
       "Retrieve the original, full output of tool calls whose output was compressed or archived (compressed chains, stubs, spilled outputs). Pass the refs shown in the compressed context.",
     promptSnippet: "retrieve the full original output of compressed or archived tool calls by ref (tN), tool-call id or id@timestamp",
     parameters: queryParameters,
-    execute: async (_toolCallId, params) => queryArchive(runtime.holder.state, params.toolCallIds),
+    execute: async (_toolCallId, params, _signal, _onUpdate, ctx) => queryArchive(runtime.holder.state, params.toolCallIds, ctx ? blobDirOf(ctx.sessionManager) : undefined),
   });
 }
 
 /** The tool's result for a list of refs; throws when any ref is unknown. */
-export async function queryArchive(state: PruneState, inputs: readonly string[]): Promise<AgentToolResult<QueryDetails>> {
+export async function queryArchive(state: PruneState, inputs: readonly string[], blobDir?: string): Promise<AgentToolResult<QueryDetails>> {
   const found = inputs.map((input) => ({ input, matches: findRecords(state, input) }));
   const unknown = found.filter((item) => item.matches.length === 0).map((item) => item.input);
   if (unknown.length > 0) {
@@ -45,7 +46,10 @@ export async function queryArchive(state: PruneState, inputs: readonly string[])
     throw new Error(`unknown ref${unknown.length === 1 ? "" : "s"}: ${unknown.join(", ")} (not found in the archive \u2014 may not have been compressed yet)${known > 0 ? `; ask again without ${unknown.length === 1 ? "it" : "them"} to get the other ${known}` : ""}`);
   }
   const texts: string[] = [];
-  for (const { input, matches } of found) texts.push(formatQueryResult(input, matches, await bodiesOf(matches)));
+  for (const { input, matches } of found) {
+    const bodies = await bodiesOf(matches, blobDir);
+    texts.push(formatQueryResult(input, matches, bodies.map((b) => b.text), { problems: bodies.map((b) => b.problem) }));
+  }
   return {
     content: [{ type: "text", text: texts.join(QUERY_BLOCK_SEPARATOR) }],
     details: queryDetails(found.flatMap((item) => item.matches)),
@@ -53,12 +57,12 @@ export async function queryArchive(state: PruneState, inputs: readonly string[])
 }
 
 /** Full bodies; a missing or damaged spill file falls back to the record's preview (upstream's rule). */
-async function bodiesOf(matches: readonly QueryMatch[]): Promise<string[]> {
+async function bodiesOf(matches: readonly QueryMatch[], blobDir: string | undefined): Promise<Array<{ text: string; problem?: string }>> {
   const hasher = await loadHasher();
-  const bodies: string[] = [];
+  const bodies: Array<{ text: string; problem?: string }> = [];
   for (const match of matches) {
-    const body = await resolveRecordBody(match.record, hasher);
-    bodies.push(body.ok ? body.text : `${unavailableSpillBody(match.record)}\n[${body.detail}]`);
+    const body = await resolveRecordBody(match.record, hasher, blobDir);
+    bodies.push(body.ok ? { text: body.text } : { text: `${unavailableSpillBody(match.record)}\n[${body.detail}]`, problem: body.detail });
   }
   return bodies;
 }

@@ -1,5 +1,6 @@
 /**
- * Reading and writing the `chainpress` key of `<agent dir>/settings.json`. pi writes the same
+ * Reading and writing the `chainpress` key of `<agent dir>/settings.json` (and reading the
+ * project's `.pi/settings.json` over it, as pi does; the CLI reads the same two files). pi writes the same
  * file (model changes and more) under a `proper-lockfile` lock, re-reading it and changing only
  * the fields it modified; we take the same lock (a `settings.json.lock` folder) and likewise
  * change only `chainpress.enabled`, so neither writer loses the other's keys.
@@ -9,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { mergeSettings, SETTINGS_KEY, type MergeResult } from "./settings.js";
+import { layerSettings, mergeSettings, SETTINGS_KEY, type MergeResult } from "./settings.js";
 
 /** pi's agent folder: `$PI_CODING_AGENT_DIR` (with `~` expanded) or `~/.pi/agent`, as pi resolves it. */
 export function resolveAgentDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -23,28 +24,49 @@ export function settingsPath(agentDir: string): string {
   return path.join(agentDir, "settings.json");
 }
 
-/** Load and merge; a missing file means defaults, a broken one means defaults plus a warning. */
-export function loadSettings(agentDir: string): MergeResult {
-  const file = settingsPath(agentDir);
+/** A project's settings file, where pi looks for it: `<cwd>/.pi/settings.json`. */
+export function projectSettingsPath(cwd: string): string {
+  return path.join(cwd, ".pi", "settings.json");
+}
+
+export interface LoadedSettings extends MergeResult {
+  /** Settings files that hold a `chainpress` section, global first: the ones that were used. */
+  files: string[];
+  /** Every file looked at, used or not (for "no settings found in …"). */
+  checked: string[];
+}
+
+/** The `chainpress` value of one settings file; a missing file has none, a broken one a warning. */
+function readSection(file: string): { raw: unknown; warning?: string } {
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return mergeSettings(undefined);
-    return withWarning(mergeSettings(undefined), `cannot read ${file}: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { raw: undefined };
+    return { raw: undefined, warning: `cannot read ${file}: ${(error as Error).message}` };
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    const parsed: unknown = JSON.parse(text);
+    return { raw: typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)[SETTINGS_KEY] : undefined };
   } catch (error) {
-    return withWarning(mergeSettings(undefined), `${file} is not valid JSON: ${(error as Error).message}`);
+    return { raw: undefined, warning: `${file} is not valid JSON: ${(error as Error).message}` };
   }
-  const raw = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)[SETTINGS_KEY] : undefined;
-  return mergeSettings(raw);
 }
 
-function withWarning(result: MergeResult, warning: string): MergeResult {
-  return { settings: result.settings, warnings: [warning, ...result.warnings] };
+/**
+ * Load and merge the global settings and, given a project folder, its `.pi/settings.json` over
+ * them; a missing file means defaults, a broken one means defaults plus a warning.
+ */
+export function loadSettings(agentDir: string, cwd?: string): LoadedSettings {
+  const checked = [settingsPath(agentDir), ...(cwd === undefined ? [] : [projectSettingsPath(cwd)])];
+  const sections = checked.map((file) => ({ file, ...readSection(file) }));
+  const merged = mergeSettings(layerSettings(sections[0]!.raw, sections[1]?.raw));
+  return {
+    settings: merged.settings,
+    warnings: [...sections.flatMap((s) => (s.warning === undefined ? [] : [s.warning])), ...merged.warnings],
+    files: sections.filter((s) => s.raw !== undefined).map((s) => s.file),
+    checked,
+  };
 }
 
 /** Persist `/pruner on|off` as `chainpress.enabled`, leaving every other key as it is on disk. */

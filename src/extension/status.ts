@@ -4,6 +4,7 @@
  * is computed only on request.
  */
 
+import fs from "node:fs";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
 import { detectChains } from "../core/detect-chains.js";
@@ -99,7 +100,7 @@ export function statusReport(runtime: Chainpress, sessionManager: SessionView): 
   const lines = [
     `pruner: ${settings.enabled ? "on" : "off"} (window ${settings.chainCompression.rollingWindow}, grace ${settings.recoveryGraceTurns}, workers ${settings.workers})`,
     `chains: ${closed} closed, ${chains.length - closed} interrupted, ${holder.state.chains.size} compressed`,
-    `archived: ${totals.records} outputs, ${totals.spilled} spilled (${totals.spilledBytes} bytes in ${blobDirOf(sessionManager) ?? "memory"})`,
+    `archived: ${totals.records} outputs, ${totals.spilled} spilled${spillPlace(totals, blobDirOf(sessionManager))}`,
     `context: ${tokens(size.raw)} -> ${tokens(size.rendered)} tokens (${tokens(saved)} saved)`,
     `diagnostics: ${DIAG_LETTERS.map(([kind]) => `${kind} ${counters[kind]}`).join(", ")}`,
     `errors: ${holder.errors.length === 0 ? "none" : `${holder.errors.length}, last: ${holder.errors[holder.errors.length - 1]}`}`,
@@ -108,4 +109,11 @@ export function statusReport(runtime: Chainpress, sessionManager: SessionView): 
   if (unsaved.length > 0) lines.push(`diagnostics not persisted: ${unsaved.length} (${holder.diagnostics.failedAppends} failed appends), last: ${unsaved[unsaved.length - 1]}`);
   for (const warning of [...runtime.settingsWarnings, ...holder.reconstructWarnings.map(formatReconstructWarning)]) lines.push(`warning: ${warning}`);
   return lines.join("\n");
+}
+
+/** Where the spill files are; a folder is named only when it exists (nothing spilled: none is made). */
+function spillPlace(totals: ArchiveTotals, blobDir: string | undefined): string {
+  if (totals.spilled === 0) return "";
+  if (blobDir === undefined) return ` (${totals.spilledBytes} bytes)`;
+  return fs.existsSync(blobDir) ? ` (${totals.spilledBytes} bytes in ${blobDir})` : ` (${totals.spilledBytes} bytes; spill folder ${blobDir} is missing)`;
 }

@@ -1,14 +1,17 @@
 /**
  * Reading a spilled tool output back (reference §5 "Recovery"): the file at the record's
- * persisted `spillPath` (never re-derived), checked against what was recorded when it was
- * written. Failures are returned as values, not thrown: a missing or damaged spill file is an
+ * persisted `spillPath`, or, when nothing is there and the caller names the session's current
+ * blob folder, the file of the same name in it (the session folder was moved), checked in
+ * either case against what was recorded when it was written. Failures are returned as values, not thrown: a missing or damaged spill file is an
  * expected condition the query tool reports, not a crash.
  */
 
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { contentHash } from "../core/content-hash.js";
 import { digestMatches, type Hasher } from "../core/digest.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
+import { relocatedSpillPath } from "../core/spill-layout.js";
 
 /** Why a spilled body could not be returned. */
 export type SpillFailureReason =
@@ -59,10 +62,7 @@ function verify(record: ToolCallRecord, path: string, bytes: Uint8Array, hasher:
   return { ok: true, text };
 }
 
-/** The verified full output of a spilled record. */
-export async function readSpilledBody(record: ToolCallRecord, hasher: Hasher): Promise<SpillReadResult> {
-  const path = record.spillPath;
-  if (!path) return failure("missing", `record ${record.toolCallId} has no spill path`);
+async function readAt(record: ToolCallRecord, path: string, hasher: Hasher): Promise<SpillReadResult> {
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
@@ -72,8 +72,33 @@ export async function readSpilledBody(record: ToolCallRecord, hasher: Hasher): P
   return verify(record, path, bytes, hasher);
 }
 
-/** The full output of any record: inline text, or the verified spill file. */
-export async function resolveRecordBody(record: ToolCallRecord, hasher: Hasher): Promise<SpillReadResult> {
+/**
+ * The verified full output of a spilled record. `blobDir`, the session's blob folder as it is
+ * now, is searched by file name when the stored path holds nothing; the digest still decides.
+ */
+export async function readSpilledBody(record: ToolCallRecord, hasher: Hasher, blobDir?: string): Promise<SpillReadResult> {
+  const path = record.spillPath;
+  if (!path) return failure("missing", `record ${record.toolCallId} has no spill path`);
+  const stored = await readAt(record, path, hasher);
+  if (stored.ok || stored.reason !== "missing" || blobDir === undefined) return stored;
+  const moved = relocatedSpillPath(path, blobDir);
+  if (moved === path) return stored;
+  const found = await readAt(record, moved, hasher);
+  return found.ok || found.reason !== "missing" ? found : failure("missing", `spill file not found: ${path} (nor ${moved})`);
+}
+
+/** The full output of any record: inline text, or the verified spill file (see readSpilledBody). */
+export async function resolveRecordBody(record: ToolCallRecord, hasher: Hasher, blobDir?: string): Promise<SpillReadResult> {
   if (!record.spillPath) return { ok: true, text: record.resultText };
-  return readSpilledBody(record, hasher);
+  return readSpilledBody(record, hasher, blobDir);
+}
+
+/**
+ * The path a stub should show for a spilled record: the stored one while it exists, else the
+ * moved file in `blobDir` when that exists, else the stored one (the query then says it is gone).
+ */
+export function locateSpillFile(storedPath: string, blobDir: string | undefined): string {
+  if (blobDir === undefined || existsSync(storedPath)) return storedPath;
+  const moved = relocatedSpillPath(storedPath, blobDir);
+  return existsSync(moved) ? moved : storedPath;
 }

@@ -67,6 +67,9 @@ function ageMs(file: string): number {
   }
 }
 
+/** An agent folder that does not exist: the CLI then runs on default settings. */
+export const NO_AGENT_DIR = path.join(os.tmpdir(), "chainpress-tests-no-agent-dir");
+
 export interface CliResult {
   status: number | null;
   stdout: Buffer;
@@ -78,7 +81,8 @@ export interface CliResult {
 export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
   const result = spawnSync(process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, NO_COLOR: "1", CHAINPRESS_DEBUG: "", ...options.env },
+    // No agent folder unless a test gives one: the user's own ~/.pi settings must not change results.
+    env: { ...process.env, NO_COLOR: "1", CHAINPRESS_DEBUG: "", PI_CODING_AGENT_DIR: NO_AGENT_DIR, ...options.env },
     maxBuffer: 512 * 1024 * 1024,
   });
   return { status: result.status, stdout: result.stdout, out: result.stdout.toString("utf8"), stderr: result.stderr.toString("utf8") };

@@ -5,7 +5,9 @@
  */
 
 import { loadHasher, type Hasher } from "../../core/digest.js";
-import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, unavailableSpillBody, type QueryMatch } from "../../core/query.js";
+import { occurrenceKey } from "../../core/occurrence-key.js";
+import type { ToolCallRecord } from "../../core/prune-types.js";
+import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, unavailableSpillBody, userTurnsByResult, type QueryMatch } from "../../core/query.js";
 import { resolveRecordBody } from "../../io/read-spill.js";
 import { writeErr, writeOut, type CliIo } from "../output.js";
 import { loadForReading } from "../read-model.js";
@@ -15,6 +17,8 @@ interface Lookup {
   matches: QueryMatch[];
   /** Full outputs, one per match (the fallback text where reading failed). */
   bodies: string[];
+  /** Why a match's full output is unavailable, by match index (undefined when it was read). */
+  unavailable: Array<string | undefined>;
 }
 
 export async function runQuery(io: CliIo, file: string, refs: string[], raw: boolean): Promise<number> {
@@ -22,30 +26,35 @@ export async function runQuery(io: CliIo, file: string, refs: string[], raw: boo
   const hasher = await loadHasher();
   const problems: string[] = [];
   const lookups: Lookup[] = [];
-  for (const ref of refs) lookups.push(await lookUp(model.state, ref, hasher, (what) => problems.push(`${file}: ${what}`)));
+  for (const ref of refs) lookups.push(await lookUp(model.state, ref, hasher, model.blobDir, (what) => problems.push(`${file}: ${what}`)));
   for (const problem of problems) writeErr(io, `chainpress: ${problem}`);
   if (raw) {
     if (problems.length === 0) await writeRaw(io, lookups);
   } else {
-    const text = lookups.map((l) => formatQueryResult(l.ref, l.matches, l.bodies)).join(QUERY_BLOCK_SEPARATOR);
+    const turns = userTurnsByResult(model.messages);
+    const turnOf = (record: ToolCallRecord): number | undefined => turns.get(occurrenceKey(record.toolCallId, record.resultTimestamp));
+    const text = lookups.map((l) => formatQueryResult(l.ref, l.matches, l.bodies, { problems: l.unavailable, turnOf })).join(QUERY_BLOCK_SEPARATOR);
     await writeOut(io.stdout, `${text}\n`);
   }
   return problems.length === 0 ? 0 : 1;
 }
 
-async function lookUp(state: Parameters<typeof findRecords>[0], ref: string, hasher: Hasher, problem: (what: string) => void): Promise<Lookup> {
+async function lookUp(state: Parameters<typeof findRecords>[0], ref: string, hasher: Hasher, blobDir: string, problem: (what: string) => void): Promise<Lookup> {
   const matches = findRecords(state, ref);
   if (matches.length === 0) problem(`${ref}: not found in the archive index`);
   const bodies: string[] = [];
+  const unavailable: Array<string | undefined> = [];
   for (const match of matches) {
-    const body = await resolveRecordBody(match.record, hasher);
+    // The session's blob folder as it is now: a moved session still finds its spill files.
+    const body = await resolveRecordBody(match.record, hasher, blobDir);
+    unavailable.push(body.ok ? undefined : body.detail);
     if (body.ok) bodies.push(body.text);
     else {
       problem(`${match.label}: ${body.reason} output: ${body.detail}`);
       bodies.push(unavailableSpillBody(match.record));
     }
   }
-  return { ref, matches, bodies };
+  return { ref, matches, bodies, unavailable };
 }
 
 /** One output after another, NUL between them; bytes exactly as archived (UTF-8). */

@@ -4,15 +4,19 @@ import { describeLiveOwner, liveSessionOwner } from "../../io/live-session-lock.
 import { bold, colorsEnabled, writeOut, type CliIo } from "../output.js";
 import type { ProtectionFlags } from "../options.js";
 import { loadForReading, pruneOptionsOf } from "../read-model.js";
+import { loadCliSettings, settingsJson, settingsLine } from "../settings.js";
 import { sessionStats, type ChainStats, type SessionStats } from "../session-stats.js";
-import { formatSize } from "../summary.js";
+import { formatSize, percentChange } from "../summary.js";
 
 export async function runStats(io: CliIo, file: string, flags: ProtectionFlags & { json?: boolean }): Promise<number> {
-  const stats = sessionStats(await loadForReading(file, io), pruneOptionsOf(flags));
+  const settings = loadCliSettings(io);
+  const stats = sessionStats(await loadForReading(file, io), pruneOptionsOf(flags, settings.settings));
   const json = flags.json === true;
   const owner = liveSessionOwner(file);
   const openInPi = owner === null ? null : { pid: owner.pid, note: describeLiveOwner(owner) };
-  const text = json ? JSON.stringify({ ...stats, openInPi }, null, 2) : formatStats(stats, colorsEnabled(io.stdout, io.env)) + (openInPi ? `\n${openInPi.note}` : "");
+  const text = json
+    ? JSON.stringify({ ...stats, openInPi, settings: settingsJson(settings) }, null, 2)
+    : formatStats(stats, colorsEnabled(io.stdout, io.env)) + (openInPi ? `\n${openInPi.note}` : "") + `\n${settingsLine(settings)}`;
   await writeOut(io.stdout, `${text}\n`);
   return 0;
 }
@@ -20,7 +24,8 @@ export async function runStats(io: CliIo, file: string, flags: ProtectionFlags &
 function formatStats(s: SessionStats, color: boolean): string {
   const c = s.chains;
   const { before, after } = s.context;
-  const saved = before.chars > 0 ? ` (${(((before.chars - after.chars) / before.chars) * 100).toFixed(1)}% smaller)` : "";
+  const change = percentChange(before.chars, after.chars).replace(/^, /, "");
+  const saved = change ? ` (${change})` : "";
   return [
     bold(`${s.file}`, color) + `  session ${s.sessionId}, version ${s.fileVersion} on disk`,
     `chains: ${c.total} (${c.closed} closed, ${c.interrupted} interrupted, ${c.open} open); ${c.compressed} compressed`,

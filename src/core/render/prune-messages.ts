@@ -34,6 +34,8 @@ export interface PruneOptions {
   chainCompressionEnabled?: boolean;
   /** The closing assistant of a compressed chain loses its thinking blocks (default true). */
   stripFinalAssistantThinking?: boolean;
+  /** Where a spill file is now, for the stubs' "read this file" line (a moved session). */
+  spillPathOf?: (storedPath: string) => string;
 }
 
 export interface PruneResult {
@@ -79,6 +81,7 @@ export function pruneMessages(messages: AgentMessage[], state: PruneState, optio
     isProtected: options.isProtected ?? defaultProtection(),
     graceKeys: graceKeysFor(messages, options.recoveryGraceTurns ?? DEFAULT_RECOVERY_GRACE_TURNS),
     ...(chainsOn && state.chains.size > 0 ? { dropped: droppedPositions(messages, state) } : {}),
+    ...(options.spillPathOf ? { spillPathOf: options.spillPathOf } : {}),
   });
   const diagnostics: DiagnosticReport[] = [];
   let current = stubbed;

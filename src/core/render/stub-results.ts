@@ -20,6 +20,8 @@ export interface StubOptions {
   graceKeys: ReadonlySet<string>;
   /** Positions whose result is dropped later anyway (inside a compressed chain): not worth a stub. */
   dropped?: Uint8Array;
+  /** Where a spill file is now (io/read-spill.ts locateSpillFile); the stored path when absent. */
+  spillPathOf?: (storedPath: string) => string;
 }
 
 /** Stub text of an output archived inline. */
@@ -28,13 +30,13 @@ export function stubText(ref: string): string {
 }
 
 /** Stub text of an output spilled to a file; `—` is U+2014 as upstream writes it. */
-export function spilledStubText(record: ToolCallRecord, ref: string): string {
+export function spilledStubText(record: ToolCallRecord, ref: string, shownPath = record.spillPath): string {
   return [
     `[Oversized output spilled to file \u2014 ${record.spillBytes ?? "?"} bytes.]`,
     `Tool: ${record.toolName}`,
     "Preview (head):",
     record.resultPreview ?? "",
-    `Full output \u2014 read this file (offset/limit supported): ${record.spillPath}`,
+    `Full output \u2014 read this file (offset/limit supported): ${shownPath}`,
     `Or use context_tree_query with ref \`${ref}\`.`,
   ].join("\n");
 }
@@ -95,9 +97,12 @@ function stubFor(result: ToolResultMessage, state: PruneState, options: StubOpti
   // Without the call's args only the tool-name rule can match; path rules need the args.
   if (options.isProtected(archived.record.toolName, callArgs.get(id))) return undefined;
   const ref = state.displayRef(archived.refKey);
+  const spillPath = archived.record.spillPath;
+  const shownPath = spillPath && options.spillPathOf ? options.spillPathOf(spillPath) : spillPath;
   // A backfilled output was never summarised: upstream's wording would tell the model otherwise.
-  if (archived.record.turnIndex === BACKFILLED_TURN_INDEX) return archivedOutputStubText(archived.record, ref, archived.record.spillPath || undefined);
-  return archived.record.spillPath ? spilledStubText(archived.record, ref) : stubText(ref);
+  if (archived.record.turnIndex === BACKFILLED_TURN_INDEX) return archivedOutputStubText(archived.record, ref, shownPath || undefined);
+  if (!spillPath) return stubText(ref);
+  return spilledStubText(archived.record, ref, shownPath);
 }
 
 /** Replace every archived, unprotected, out-of-grace tool result by its stub. */
