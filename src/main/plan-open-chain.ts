@@ -25,6 +25,25 @@ export interface OpenChainPlanning {
   plan?: DeterministicPlan;
 }
 
+/** The policy's decision alone: reserves nothing, so callers may ask before starting any work. */
+export function openChainDecision(
+  open: OpenChain,
+  messages: readonly AgentMessage[],
+  state: PruneState,
+  graceKeys: ReadonlySet<string>,
+  settings: OpenChainSettings,
+): OpenChainDecision {
+  return decide(open, messages, state, graceKeys, settings).decision;
+}
+
+function decide(open: OpenChain, messages: readonly AgentMessage[], state: PruneState, graceKeys: ReadonlySet<string>, settings: OpenChainSettings) {
+  const inner = messages.slice(open.startIndex + 1);
+  const protectedIds = new Set(open.chain.protectedToolCallIds);
+  const found = [...spanOutputs(inner, new Set(), () => false)];
+  const outputs = found.map((output) => classify(output, state, graceKeys, protectedIds));
+  return { inner, found, decision: decideOpenChain(outputs, settings) };
+}
+
 export function planOpenChain(
   open: OpenChain,
   messages: readonly AgentMessage[],
@@ -32,11 +51,7 @@ export function planOpenChain(
   graceKeys: ReadonlySet<string>,
   settings: OpenChainSettings,
 ): OpenChainPlanning {
-  const inner = messages.slice(open.startIndex + 1);
-  const protectedIds = new Set(open.chain.protectedToolCallIds);
-  const found = [...spanOutputs(inner, new Set(), () => false)];
-  const outputs = found.map((output) => classify(output, state, graceKeys, protectedIds));
-  const decision = decideOpenChain(outputs, settings);
+  const { inner, found, decision } = decide(open, messages, state, graceKeys, settings);
   if (decision.keys.length === 0) return { decision };
   if (new Set(decision.keys).size !== decision.keys.length) {
     // Two outputs under one occurrence key cannot both be recovered by ref: archive nothing.

@@ -51,11 +51,11 @@ function sseChunks(id, model, step) {
 }
 
 /**
- * Start the mock. Returns `{ port, baseUrl, requests, close() }`; `requests` grows with every call:
+ * Start the mock (`delayMs`: wait before each answer). Returns `{ port, baseUrl, requests, close() }`; `requests` grows with every call:
  * `{ n, request, step, error? }`. A script that throws answers with a text step naming the error
  * (so pi finishes the turn) and records `error` for the test to report.
  */
-export async function startMockLlm({ script, logFile, summaryText = "## Goal\nMock summary." }) {
+export async function startMockLlm({ script, logFile, summaryText = "## Goal\nMock summary.", delayMs = 0 }) {
   const requests = [];
   let n = 0;
   const server = http.createServer((req, res) => {
@@ -77,9 +77,14 @@ export async function startMockLlm({ script, logFile, summaryText = "## Goal\nMo
       }
       requests.push(entry);
       if (logFile) fs.appendFileSync(logFile, `${JSON.stringify(entry)}\n`);
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      for (const line of sseChunks(`chatcmpl-mock-${entry.n}`, request.model ?? "mock-model", entry.step)) res.write(line);
-      res.end();
+      const answer = () => {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        for (const line of sseChunks(`chatcmpl-mock-${entry.n}`, request.model ?? "mock-model", entry.step)) res.write(line);
+        res.end();
+      };
+      // A real model takes seconds to answer; `delayMs` gives pi's event queue that time.
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
