@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { acquireSessionLock } from "../io/session-lock.js";
 import type { ChainRunner } from "../main/chain-runner.js";
+import type { OpenChainSettings } from "../core/open-chain-policy.js";
 import type { CompactOptions } from "../main/compact-options.js";
 import type { CompactReport } from "../main/compact-report.js";
 import { compactSession } from "../main/compact-session.js";
@@ -26,6 +27,8 @@ export interface CompactFlags {
   spillThreshold?: number;
   spillPreviewBytes?: number;
   recoveryGraceTurns?: number;
+  /** Archiving older outputs of a chain left open (settings `openChains`, `--no-open-chains`). */
+  openChains?: OpenChainSettings;
   rollingWindow: number;
   /** Also compact chains wholly behind pi's latest compaction (`--include-compacted`). */
   includeCompacted: boolean;
@@ -158,6 +161,7 @@ function optionsOf(flags: CompactFlags): Partial<CompactOptions> {
   if (flags.protectedPaths) options.protectedPaths = flags.protectedPaths;
   if (flags.spillThreshold !== undefined) options.spillThreshold = flags.spillThreshold;
   if (flags.spillPreviewBytes !== undefined) options.spillPreviewBytes = flags.spillPreviewBytes;
+  if (flags.openChains) options.openChains = flags.openChains;
   if (flags.recoveryGraceTurns !== undefined) options.recoveryGraceTurns = flags.recoveryGraceTurns;
   return options;
 }

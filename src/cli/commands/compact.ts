@@ -14,6 +14,8 @@ export interface RawCompactOptions {
   protectedPaths?: string[];
   spillThreshold?: number;
   rollingWindow: number;
+  /** False with `--no-open-chains`. */
+  openChains: boolean;
   json?: boolean;
   force?: boolean;
   repair?: boolean;
@@ -43,6 +45,7 @@ export function registerCompact(program: Command, io: CliIo, exit: ExitState): v
   addProtectionOptions(command)
     .option("--spill-threshold <chars>", `outputs this long or longer go to spill files (default: ${DEFAULT_SPILL_THRESHOLD}; preview ${DEFAULT_SPILL_PREVIEW_BYTES} bytes)`, integerParser(1))
     .option("--rolling-window <k>", "leave the newest K closed chains uncompressed (the live-flush rule)", integerParser(0), 0)
+    .option("--no-open-chains", "leave a chain still open at the end of a session whole (default: archive its older outputs per the openChains settings)")
     .option("--json", "print only a JSON report on stdout")
     .option("--force", "ignore a recent modification time and overwrite existing --out / .bak files")
     .option("--repair", "drop an incomplete last line or malformed lines, after copying the session to <session>.bak")
