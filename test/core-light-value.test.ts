@@ -7,9 +7,9 @@ import { isSyntheticChainMessage } from "../src/core/message-text.js";
 import {
   guardLightened,
   jsonStringLength,
-  LIGHT_OUTPUT_MAX,
-  LIGHT_STRING_MAX,
-  lightenEntry,
+  LIGHT_KEEP_CHARS,
+  LIGHT_PATH_MAX,
+  lightenInPlace,
   lightString,
   realJsonLength,
 } from "../src/core/light-value.js";
@@ -46,9 +46,9 @@ describe("lightString", () => {
   });
 });
 
-describe("lightenEntry", () => {
+describe("lightenInPlace", () => {
   const bigOutput = "line of output\n".repeat(5000);
-  const bigArg = "x".repeat(LIGHT_STRING_MAX + 1);
+  const bigArg = "x".repeat(LIGHT_PATH_MAX + 1);
   const entry = () => ({
     type: "message",
     id: "a1",
@@ -60,9 +60,9 @@ describe("lightenEntry", () => {
   it("measures a message exactly and keeps ids, names, timestamps and shape", () => {
     const real = entry();
     const light = entry();
-    lightenEntry(light);
+    lightenInPlace(light);
     expect(realJsonLength(light.message)).toBe(JSON.stringify(real.message).length);
-    expect(light.message.content[0]!.text.length).toBeLessThan(LIGHT_OUTPUT_MAX + 300);
+    expect(light.message.content[0]!.text.length).toBeLessThan(LIGHT_KEEP_CHARS + 30);
     expect({ ...light.message, content: undefined }).toEqual({ ...real.message, content: undefined });
   });
 
@@ -70,7 +70,7 @@ describe("lightenEntry", () => {
     const path = `/home/u/${"p/".repeat(1500)}skills/x/SKILL.md`;
     const call = { type: "message", id: "b", parentId: null, timestamp: "t", message: { role: "assistant", content: [{ type: "toolCall", id: "c", name: "write", arguments: { path, content: bigArg } }], timestamp: 1 } };
     const excerptBefore = JSON.stringify(call.message.content[0]!.arguments).slice(0, 200);
-    lightenEntry(call);
+    lightenInPlace(call);
     const args = call.message.content[0]!.arguments;
     expect(args.path).toBe(path);
     expect(args.content.length).toBeLessThan(bigArg.length);
@@ -79,7 +79,7 @@ describe("lightenEntry", () => {
 
   it("a long synthetic user message is still recognised after lightening", () => {
     const user = { type: "message", id: "u", parentId: null, timestamp: "t", message: { role: "user", content: [{ type: "text", text: `\n\n  <compressed-chain id="b1">${"y".repeat(10_000)}` }], timestamp: 1 } };
-    lightenEntry(user);
+    lightenInPlace(user);
     expect(isSyntheticChainMessage(user.message as never)).toBe(true);
   });
 });

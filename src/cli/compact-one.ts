@@ -112,7 +112,7 @@ async function writeRun(file: string, target: string, flags: CompactFlags, runne
   // Before locking, so a wrong path is reported as such rather than as a lock-file error.
   assertSessionFile(file);
   if (!fs.existsSync(path.dirname(path.resolve(target)))) throw new CliError(`${target}: folder does not exist`);
-  const lock = acquireSessionLock(target);
+  const lock = lockOrExplain(target);
   try {
     checkQuiet(file, flags.force);
     if (target !== file) copyForOut(file, target, flags.force);
@@ -168,4 +168,19 @@ function optionsOf(flags: CompactFlags): Partial<CompactOptions> {
 
 function sizeOf(file: string): number {
   return fs.statSync(file).size;
+}
+
+/** The session lock; a folder that cannot be written is one sentence naming it, not a raw EROFS on the lock file. */
+function lockOrExplain(target: string): ReturnType<typeof acquireSessionLock> {
+  try {
+    return acquireSessionLock(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EROFS" || code === "EACCES" || code === "EPERM") {
+      const folder = path.dirname(path.resolve(target));
+      const why = code === "EROFS" ? "is on a read-only file system" : "is not writable";
+      throw new CliError(`${target}: cannot compact: the folder ${folder} ${why}, and chainpress writes its lock, the spill files and the session there`);
+    }
+    throw error;
+  }
 }

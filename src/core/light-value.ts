@@ -2,20 +2,18 @@
  * Lightened entries: the main thread plans a compaction from entries whose long strings (tool
  * outputs, file contents in arguments, thinking) were replaced where they were parsed, in a
  * worker, by a short placeholder. Everything planning reads survives: ids, names, timestamps,
- * roles, the shape of every object, `path` arguments (≤ 4096 characters, PATH_MAX), the first
- * 256 characters after any leading whitespace (the `<compressed-chain` test, 200-character args
- * excerpts). The placeholder carries how many JSON characters it stands in for, so a context
- * measured on lightened messages equals the one measured on the real messages.
+ * roles, the shape of every object, `path` values up to PATH_MAX (protection globs match whole
+ * paths), the first 256 characters after any leading whitespace (the `<compressed-chain` test,
+ * 200-character args excerpts). The placeholder carries how many JSON characters it stands in
+ * for, so a context measured on lightened messages equals the one measured on the real messages.
  *
  * A lightened value must never be written anywhere: it is an index, not the data.
  */
 
-/** Strings longer than this are lightened. */
-export const LIGHT_STRING_MAX = 4096;
-/** Tool-output texts, which nothing on the main thread reads, are lightened above this. */
-export const LIGHT_OUTPUT_MAX = 256;
 /** Characters kept in front of a placeholder, after leading whitespace. */
 export const LIGHT_KEEP_CHARS = 256;
+/** `path` values (what protection rules match) are kept whole up to this length (PATH_MAX). */
+export const LIGHT_PATH_MAX = 4096;
 
 /** Placeholder delimiters: private-use code points, left as they are by JSON.stringify. */
 const OPEN = "\uE000";
@@ -25,7 +23,7 @@ const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 const PLACEHOLDER_MAX_CHARS = 18;
 
 /** `text`, or its head plus a placeholder worth the JSON characters that were cut. */
-export function lightString(text: string, max: number): string {
+export function lightString(text: string, max = LIGHT_KEEP_CHARS): string {
   if (text.length <= max) return text;
   const lead = text.length - text.trimStart().length;
   // Nothing worth cutting (mostly leading whitespace): the text stays whole.
@@ -57,34 +55,28 @@ export function jsonStringLength(text: string): number {
 }
 
 /**
- * Lightens every string inside `value` longer than `max`, in place (the caller owns the freshly
- * parsed value). Object keys are never touched. Iterative: parsed JSON may nest deeper than the
- * call stack.
+ * Lightens, in place, every long string inside a freshly parsed value the caller owns. Object
+ * keys are never touched. Iterative: parsed JSON may nest deeper than the call stack.
  */
-export function lightenInPlace(value: unknown, max: number): void {
+export function lightenInPlace(value: unknown): void {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (typeof node !== "object" || node === null) continue;
-    const record = node as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const child = record[key];
-      if (typeof child === "string") {
-        if (child.length > max) record[key] = lightString(child, max);
-      } else if (typeof child === "object" && child !== null) stack.push(child);
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) node[i] = lightChild(node[i], LIGHT_KEEP_CHARS, stack);
+    } else if (typeof node === "object" && node !== null) {
+      const record = node as Record<string, unknown>;
+      // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
+      for (const key in record) record[key] = lightChild(record[key], key === "path" ? LIGHT_PATH_MAX : LIGHT_KEEP_CHARS, stack);
     }
   }
 }
 
-/** Lightens a parsed session entry in place: tool outputs tightly, everything else loosely. */
-export function lightenEntry(entry: Record<string, unknown>): void {
-  const message = entry.type === "message" ? entry.message : undefined;
-  if (typeof message === "object" && message !== null && (message as { role?: unknown }).role === "toolResult") {
-    const result = message as { content?: unknown };
-    if (typeof result.content === "string") result.content = lightString(result.content, LIGHT_OUTPUT_MAX);
-    else lightenInPlace(result.content, LIGHT_OUTPUT_MAX);
-  }
-  lightenInPlace(entry, LIGHT_STRING_MAX);
+/** A string lightened, or the child as it is (queued for a visit when it is a container). */
+function lightChild(child: unknown, max: number, stack: unknown[]): unknown {
+  if (typeof child === "string") return child.length > max ? lightString(child, max) : child;
+  if (typeof child === "object" && child !== null) stack.push(child);
+  return child;
 }
 
 /**

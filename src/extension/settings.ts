@@ -81,6 +81,22 @@ const NUMBER_MINIMUM: Record<string, number> = {
   "openChains.minReclaimTokens": 0,
 };
 
+function isPlainObjectValue(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The raw `chainpress` value pi's SettingsManager hands an extension: the project's
+ * `.pi/settings.json` over the global one, merged as pi merges settings: when both are objects
+ * their keys are combined one level deep (a project `chainCompression` object replaces the
+ * global one whole), otherwise the project value wins when present.
+ */
+export function layerSettings(globalRaw: unknown, projectRaw: unknown): unknown {
+  if (projectRaw === undefined) return globalRaw;
+  if (isPlainObjectValue(globalRaw) && isPlainObjectValue(projectRaw)) return { ...globalRaw, ...projectRaw };
+  return projectRaw;
+}
+
 /** Merge the raw `chainpress` value over the defaults; anything unusable keeps its default. */
 export function mergeSettings(raw: unknown): MergeResult {
   const warnings: string[] = [];

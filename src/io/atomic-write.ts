@@ -83,6 +83,18 @@ export async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise
   }
 }
 
+/** Writes every part, in order, with as few writev(2) calls as the kernel allows (one, normally). */
+export async function writeFullyV(handle: FileHandle, parts: readonly Uint8Array[]): Promise<void> {
+  let rest = parts.filter((part) => part.length > 0);
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    if (bytesWritten === 0) throw new Error("writev(2) made no progress");
+    // Drop what was written: whole parts first, then the front of a partly written one.
+    while (rest.length > 0 && bytesWritten >= rest[0]!.length) bytesWritten -= rest.shift()!.length;
+    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
+  }
+}
+
 /** Makes the rename durable. Some platforms cannot fsync a folder; that is not an error there. */
 async function syncDirectory(folder: string): Promise<void> {
   let handle: FileHandle | undefined;

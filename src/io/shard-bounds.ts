@@ -3,10 +3,11 @@
  * scan. Only the few bytes around each cut are read here: a cut moves forward to just after the
  * next "\n".
  */
-import { open } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 
-/** How far a boundary search reads at a time. */
-const PROBE_BYTES = 256 * 1024;
+/** How far a boundary search reads at first, and at most, at a time. */
+const MIN_PROBE_BYTES = 4096;
+const MAX_PROBE_BYTES = 1024 * 1024;
 
 export interface ByteRange {
   start: number;
@@ -15,16 +16,16 @@ export interface ByteRange {
 
 /** About `size / shardBytes` ranges covering [0, size), each made of whole lines. */
 export async function shardBounds(file: string, size: number, shardBytes: number): Promise<ByteRange[]> {
-  const count = Math.max(1, Math.ceil(size / Math.max(1, shardBytes)));
+  const step = Math.max(1, shardBytes);
   const cuts = [0];
   const handle = await open(file, "r");
   try {
-    const probe = Buffer.allocUnsafe(PROBE_BYTES);
-    for (let k = 1; k < count; k++) {
-      const from = Math.max(Math.floor((size * k) / count), cuts[cuts.length - 1]!);
-      const cut = await nextLineStart(handle, probe, from, size);
+    for (let target = step; target < size; ) {
+      const cut = await nextLineStart(handle, Math.ceil(target), size);
       if (cut >= size) break;
       if (cut > cuts[cuts.length - 1]!) cuts.push(cut);
+      // A line longer than a shard moves the next target past it; every turn advances a line.
+      target = Math.max(target + step, cut + 1);
     }
   } finally {
     await handle.close();
@@ -33,11 +34,14 @@ export async function shardBounds(file: string, size: number, shardBytes: number
 }
 
 /** Offset just after the first "\n" at or after `from - 1` (so a cut already at a line start stays), or `size`. */
-async function nextLineStart(handle: import("node:fs/promises").FileHandle, probe: Buffer, from: number, size: number): Promise<number> {
-  for (let pos = Math.max(0, from - 1); pos < size; pos += PROBE_BYTES) {
-    const { bytesRead } = await handle.read(probe, 0, Math.min(PROBE_BYTES, size - pos), pos);
+async function nextLineStart(handle: FileHandle, from: number, size: number): Promise<number> {
+  // Most lines are short: start with a small read and grow it for the long ones.
+  let probe = MIN_PROBE_BYTES;
+  for (let pos = Math.max(0, from - 1); pos < size; pos += probe, probe = Math.min(2 * probe, MAX_PROBE_BYTES)) {
+    const buffer = Buffer.allocUnsafe(Math.min(probe, size - pos));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, pos);
     if (bytesRead === 0) break;
-    const newline = probe.subarray(0, bytesRead).indexOf(0x0a);
+    const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
     if (newline !== -1) return pos + newline + 1;
   }
   return size;

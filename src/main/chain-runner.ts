@@ -39,7 +39,7 @@ function poolRunner(workers: number): ChainRunner {
   return {
     workers,
     run: (task) => pool.run(task, task.encodedSlice ? { transferList: [task.encodedSlice.buffer as ArrayBuffer] } : {}) as Promise<ChainTaskResult>,
-    scan: (task) => pool.run(task, { name: "scanShard" }) as Promise<ShardScan>,
+    scan: (task) => pool.run(task) as Promise<ShardScan>,
     close: () => pool.destroy(),
   };
 }

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { chainsToCompact, compactionVisibility } from "../core/compaction-visibility.js";
 import { detectChains, detectOpenChain } from "../core/detect-chains.js";
 import { makeProtectionPredicate, type ProtectionPredicate } from "../core/protection.js";
@@ -55,11 +56,15 @@ export async function compactSession(params: CompactSessionParams): Promise<Comp
 async function compactMonitored(params: CompactSessionParams, started: number, monitor: LoadMonitor): Promise<CompactReport> {
   const options = { ...DEFAULT_COMPACT_OPTIONS, ...params.options };
   const { loaded, migrated } = await loadForCompaction(params.file, params.runner, options);
+  // Each step below is linear in the entries; the event loop gets a turn between them.
   const model = modelOf(loaded);
+  await yieldToLoop();
   const isProtected = makeProtectionPredicate(options);
   const renderOptions = { isProtected, recoveryGraceTurns: options.recoveryGraceTurns };
   const before = measureContext(model, renderOptions);
+  await yieldToLoop();
   const chains = detectChains(model.messages, isProtected);
+  await yieldToLoop();
   // Chains behind pi's latest compaction save no context, only grow the file: left out by default.
   const hiddenByCompaction = { ...compactionVisibility(model.branch, chains), included: options.includeCompacted };
   const writer = await openWriter(model, options);
@@ -81,6 +86,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       ...(params.faultFor ? { faultFor: params.faultFor } : {}),
       ...openChainInput(model, options, isProtected),
     });
+    await yieldToLoop();
     const after = measureContext(model, renderOptions);
     const load = monitor.stop();
     return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, wallMs: performance.now() - started, load, hiddenByCompaction });

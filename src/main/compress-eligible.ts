@@ -17,7 +17,8 @@ import { CompressStats } from "./compress-stats.js";
 import { msgpackAlters } from "../core/well-formed.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
-import { planChains, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
+import { cooperativePause } from "./cooperative.js";
+import { planChain, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 
 /**
@@ -80,7 +81,7 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
     .map((c) => ({ startUserTimestamp: c.startUserTimestamp, reason: "already-compressed" }));
   const eligible = selectEligible(deps.chains, deps.rollingWindow, (s) => state.isCompressed(s), deps.graceKeys);
   const stats = new CompressStats();
-  const plans = stats.time("plan", () => planChains(eligible, deps.messages, new SpanIndex(deps.messages), state));
+  const plans = await planCooperatively(eligible, deps, stats);
   const ctx: CommitContext = {
     state,
     append: stats.timedAppend(deps.append),
@@ -131,6 +132,20 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   });
   if (work && openChain.refs.length > 0) stats.addTask(work);
   return { compressedEntries, skipped, stats, openChain };
+}
+
+/** Plans every eligible chain in chain order, handing the event loop back between chains when due. */
+async function planCooperatively(eligible: readonly ChainRange[], deps: CompressEligibleDeps, stats: CompressStats): Promise<ChainPlan[]> {
+  const pause = cooperativePause();
+  const spans = stats.time("plan", () => new SpanIndex(deps.messages));
+  // Outputs claimed by earlier chains of this pass count as archived, as in a serial run.
+  const claimed = new Set<string>();
+  const plans: ChainPlan[] = [];
+  for (const chain of eligible) {
+    plans.push(stats.time("plan", () => planChain(chain, deps.messages, spans, deps.state, claimed)));
+    await pause();
+  }
+  return plans;
 }
 
 type TaskOutcome = { ok: true; result: ChainTaskResult | undefined } | { ok: false; error: Error };

@@ -54,18 +54,8 @@ export interface SkipPlan extends PlanBase {
 
 export type ChainPlan = CoveredPlan | DeterministicPlan | SkipPlan;
 
-export function planChains(
-  eligible: readonly ChainRange[],
-  messages: readonly AgentMessage[],
-  spans: SpanIndex,
-  state: PruneState,
-): ChainPlan[] {
-  // Outputs claimed by earlier chains of this pass count as archived, as in a serial run.
-  const claimed = new Set<string>();
-  return eligible.map((chain) => planOne(chain, messages, spans, state, claimed));
-}
-
-function planOne(chain: ChainRange, messages: readonly AgentMessage[], spans: SpanIndex, state: PruneState, claimed: Set<string>): ChainPlan {
+/** Plans one chain; `claimed` carries the outputs earlier chains of the pass took (call in chain order). */
+export function planChain(chain: ChainRange, messages: readonly AgentMessage[], spans: SpanIndex, state: PruneState, claimed: Set<string>): ChainPlan {
   const lookupKeys = chain.middleOccurrenceKeys.length > 0 ? chain.middleOccurrenceKeys : chain.middleToolCallIds;
   if (state.hasSummaryCovering(lookupKeys)) return { kind: "covered", chain, lookupKeys, blockId: state.reserveBlockId() };
   const span = spans.resolve(chain);

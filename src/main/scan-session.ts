@@ -15,8 +15,8 @@ import { DEFAULT_MAX_LINE_BYTES } from "../io/read-session.js";
 import type { ShardScan } from "../workers/scan-task.js";
 import type { ChainRunner } from "./chain-runner.js";
 
-/** Bytes per shard: small enough that one result is quick to take in, large enough to amortise a task. */
-export const SHARD_BYTES = 8 * 1024 * 1024;
+/** Bytes per shard: a worker holds a shard's parsed lines until it returns them, and small shards keep those out of the old generation (measured: 1-2 MiB costs ~25% less CPU than 8 MiB). */
+export const SHARD_BYTES = 2 * 1024 * 1024;
 
 /** Longest stretch of main-thread work between two yields to the event loop. */
 const SCAN_YIELD_MS = 8;
@@ -45,7 +45,7 @@ export async function scanSession(file: string, runner: ChainRunner, opts: ScanO
   const pending: Array<Promise<ShardScan>> = [];
   const start = (i: number) => {
     const shard = shards[i]!;
-    const scan = runner.scan({ file, start: shard.start, end: shard.end, maxLineBytes });
+    const scan = runner.scan({ kind: "scan-shard", file, start: shard.start, end: shard.end, maxLineBytes });
     scan.catch(() => undefined); // awaited in order below; this only keeps it from being "unhandled" meanwhile
     pending[i] = scan;
   };

@@ -1,9 +1,15 @@
 /**
- * piscina worker entry. The default export runs one ChainTask; `scanShard` (called by name) parses
- * one shard of a session file. Kept apart from the pool so the pool never imports worker internals.
+ * piscina worker entry: one default export taking either a ChainTask or a ShardTask. (Named
+ * handlers would load this module a second time, and Node 20 can fail a require() racing an
+ * import() of the same ES module: one entry point, one load.) Kept apart from the pool so the pool
+ * never imports worker internals.
  */
 
+import type { ChainTask, ChainTaskResult } from "./chain-task.js";
 import { runChainTask } from "./run-chain-task.js";
+import { scanShard } from "./scan-shard.js";
+import type { ShardScan, ShardTask } from "./scan-task.js";
 
-export { scanShard } from "./scan-shard.js";
-export default runChainTask;
+export default async function runWorkerTask(task: ChainTask | ShardTask): Promise<ChainTaskResult | ShardScan> {
+  return "kind" in task && task.kind === "scan-shard" ? scanShard(task) : runChainTask(task as ChainTask);
+}

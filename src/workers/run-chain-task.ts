@@ -12,7 +12,7 @@ import { buildDeterministicBody } from "../core/deterministic-body.js";
 import { loadHasher, spillDigestOf, type Hasher } from "../core/digest.js";
 import { outputFields, spanOutputs } from "../core/extract-records.js";
 import { headPreview } from "../core/head-preview.js";
-import { LIGHT_OUTPUT_MAX, LIGHT_STRING_MAX, lightenInPlace, lightString } from "../core/light-value.js";
+import { lightenInPlace } from "../core/light-value.js";
 import { occurrenceKey } from "../core/occurrence-key.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -51,7 +51,7 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   const indexDataJson = Buffer.from(JSON.stringify(buildBackfilledIndexData(records, refs)), "utf8");
   // The file path's main thread plans from lightened entries and keeps lightened records; the
   // index entry's bytes above are the faithful copy that gets written.
-  if (task.fileSlice) for (const record of records) lightenRecord(record);
+  if (task.fileSlice) for (const record of records) lightenInPlace(record);
   lap(timings, "body", t);
   return { records, refs, body, indexDataJson, lightened: task.fileSlice !== undefined, spilledFiles, spilledBytes, archivedChars, timings };
 }
@@ -68,11 +68,6 @@ function shouldSpill(text: string, threshold: number): boolean {
 function sliceMessages(task: ChainTask): AgentMessage[] {
   if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart);
   return task.inner ?? (unpackMultiple(task.encodedSlice ?? new Uint8Array()) as AgentMessage[]);
-}
-
-function lightenRecord(record: ToolCallRecord): void {
-  record.resultText = lightString(record.resultText, LIGHT_OUTPUT_MAX);
-  lightenInPlace(record, LIGHT_STRING_MAX);
 }
 
 function lap(timings: TaskTimings, stage: keyof TaskTimings, since: number): number {

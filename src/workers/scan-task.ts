@@ -8,6 +8,7 @@
 import type { LineResult } from "../io/session-line.js";
 
 export interface ShardTask {
+  kind: "scan-shard";
   file: string;
   /** Offset of the shard's first byte (0 or just after a "\n"). */
   start: number;

@@ -9,17 +9,25 @@ import { compactOne, type CompactFlags, type SessionOutcome } from "../compact-o
 import type { SessionSource } from "../live-session.js";
 import { CliError, UsageError } from "../errors.js";
 import { colorsEnabled, writeErr, writeOut, type CliIo } from "../output.js";
+import type { ChainpressSettings } from "../../extension/settings.js";
+import { capWorkers } from "../options.js";
+import { loadCliSettings, settingsJson, settingsLine } from "../settings.js";
+import type { LoadedSettings } from "../../extension/settings-file.js";
 import { createProgress, type ProgressSink, type SessionStart } from "../progress.js";
 import { expandSessionPaths } from "../session-files.js";
 import { formatOutcome, formatTotals, runTotals } from "../summary.js";
 
-function flagsOf(raw: RawCompactOptions): CompactFlags {
+/** Flags over the settings files: a flag given on the command line wins, the settings fill the rest. */
+function flagsOf(raw: RawCompactOptions, settings: ChainpressSettings): CompactFlags {
   if (raw.out !== undefined && raw.dryRun) throw new UsageError("--out and --dry-run exclude each other (a dry run writes nothing)");
-  const flags: CompactFlags = { dryRun: raw.dryRun === true, rollingWindow: raw.rollingWindow, force: raw.force === true, repair: raw.repair === true };
+  const flags: CompactFlags = { dryRun: raw.dryRun === true, rollingWindow: raw.rollingWindow, includeCompacted: raw.includeCompacted === true, force: raw.force === true, repair: raw.repair === true };
   if (raw.out !== undefined) flags.out = raw.out;
-  if (raw.protectedTools) flags.protectedTools = raw.protectedTools;
-  if (raw.protectedPaths) flags.protectedPaths = raw.protectedPaths;
-  if (raw.spillThreshold !== undefined) flags.spillThreshold = raw.spillThreshold;
+  flags.protectedTools = raw.protectedTools ?? settings.protectedTools;
+  flags.protectedPaths = raw.protectedPaths ?? settings.protectedPaths;
+  flags.spillThreshold = raw.spillThreshold ?? settings.spillThreshold;
+  flags.spillPreviewBytes = settings.spillPreviewBytes;
+  flags.recoveryGraceTurns = settings.recoveryGraceTurns;
+  flags.openChains = { ...settings.openChains, enabled: settings.openChains.enabled && raw.openChains !== false };
   return flags;
 }
 
@@ -35,8 +43,9 @@ interface Run {
 }
 
 export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOptions): Promise<number> {
-  const flags = flagsOf(raw);
-  const files = await expandSessionPaths(inputs);
+  const settings = loadCliSettings(io);
+  const flags = flagsOf(raw, settings.settings);
+  const files = await expandSessionPaths(inputs, (file, why) => writeErr(io, `chainpress: note: skipped ${file}: ${why}`));
   if (files.length === 0) throw new CliError(`${inputs.join(", ")}: no *.jsonl session files found`);
   if (flags.out !== undefined && files.length !== 1) throw new UsageError("--out takes exactly one session file");
   const started = performance.now();
@@ -44,7 +53,11 @@ export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOpt
   const json = raw.json === true;
   const progress = createProgress(io, { json, totalBytes: sizes.reduce((a, b) => a + b, 0) });
   // One pool for the whole run: starting worker threads per session would dominate small sessions.
-  const run: Run = { io, flags, runner: createChainRunner(raw.workers), progress, json, named: new Set(inputs.map((input) => path.resolve(input))) };
+  const workers = capWorkers(raw.workers);
+  if (workers.note) writeErr(io, `chainpress: note: ${workers.note}`);
+  // A dry run is where users check what a real run would do, so it names the settings used.
+  if (flags.dryRun && !json) await writeOut(io.stdout, `${settingsLine(settings)}\n\n`);
+  const run: Run = { io, flags, runner: createChainRunner(workers.workers), progress, json, named: new Set(inputs.map((input) => path.resolve(input))) };
   const outcomes: SessionOutcome[] = [];
   try {
     for (const [i, file] of files.entries()) {
@@ -54,7 +67,7 @@ export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOpt
     progress.stop();
     await run.runner.close();
   }
-  await printRun(io, outcomes, performance.now() - started, json);
+  await printRun(io, outcomes, performance.now() - started, json, settings);
   return outcomes.every((o) => o.ok) ? 0 : 1;
 }
 
@@ -69,10 +82,10 @@ async function compactWithProgress(run: Run, session: SessionStart): Promise<Ses
   return outcome;
 }
 
-async function printRun(io: CliIo, outcomes: SessionOutcome[], wallMs: number, json: boolean): Promise<void> {
+async function printRun(io: CliIo, outcomes: SessionOutcome[], wallMs: number, json: boolean, settings: LoadedSettings): Promise<void> {
   const totals = runTotals(outcomes, wallMs);
   if (json) {
-    const body = { ok: totals.failed === 0, sessions: outcomes, totals };
+    const body = { ok: totals.failed === 0, sessions: outcomes, totals, settings: settingsJson(settings) };
     await writeOut(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
   } else if (outcomes.length > 1) {
     await writeOut(io.stdout, `${formatTotals(totals, colorsEnabled(io.stdout, io.env))}\n`);

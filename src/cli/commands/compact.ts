@@ -14,6 +14,7 @@ export interface RawCompactOptions {
   protectedPaths?: string[];
   spillThreshold?: number;
   rollingWindow: number;
+  includeCompacted?: boolean;
   /** False with `--no-open-chains`. */
   openChains: boolean;
   json?: boolean;
@@ -39,12 +40,13 @@ export function registerCompact(program: Command, io: CliIo, exit: ExitState): v
     .command("compact")
     .description("compress the closed tool-call chains of saved sessions, appending to each session in place")
     .argument("<sessions...>", "session files (*.jsonl), or folders searched recursively for them")
-    .option("--workers <n>", "worker threads compressing chains (0 = inline)", integerParser(0), defaultWorkers())
+    .option("--workers <n>", "worker threads compressing chains (0 = inline; at most the available parallelism)", integerParser(0), defaultWorkers())
     .option("--dry-run", "report what would happen; write nothing")
     .option("--out <file>", "compact a copy written to FILE; the input stays byte-identical");
   addProtectionOptions(command)
     .option("--spill-threshold <chars>", `outputs this long or longer go to spill files (default: ${DEFAULT_SPILL_THRESHOLD}; preview ${DEFAULT_SPILL_PREVIEW_BYTES} bytes)`, integerParser(1))
     .option("--rolling-window <k>", "leave the newest K closed chains uncompressed (the live-flush rule)", integerParser(0), 0)
+    .option("--include-compacted", "also compress whole chains hidden behind pi's latest compaction (skipped by default: they save no context)")
     .option("--no-open-chains", "leave a chain still open at the end of a session whole (default: archive its older outputs per the openChains settings)")
     .option("--json", "print only a JSON report on stdout")
     .option("--force", "ignore a recent modification time and overwrite existing --out / .bak files")
