@@ -9,6 +9,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pruneOptionsOf } from "../src/cli/read-model.js";
+import { DEFAULT_SETTINGS } from "../src/extension/settings.js";
 import { sessionStats } from "../src/cli/session-stats.js";
 import { SessionFileError } from "../src/io/session-errors.js";
 import { createChainRunner } from "../src/main/chain-runner.js";
@@ -150,7 +151,7 @@ async function checkCase(mutations: Mutation[]): Promise<void> {
     const model = await loadSessionModel(file);
     for (const start of intact) expect(model.state.chains.has(start), `untouched chain ${start} still in force`).toBe(true);
     renderContext(model);
-    sessionStats(model, pruneOptionsOf({}));
+    sessionStats(model, pruneOptionsOf({}, DEFAULT_SETTINGS));
     try {
       await compactSession({ file, runner, options: { rollingWindow: 0 } });
     } catch (error) {

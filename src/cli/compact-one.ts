@@ -76,7 +76,8 @@ export async function compactOne(
   try {
     const live = liveSessionDecision(file, { dryRun: flags.dryRun, force: flags.force, writesInPlace: target === file }, source);
     if (live.action === "skip") return { file, target, ok: true, failedChains: 0, openInPi: live.note, skipped: `${live.note}; left alone` };
-    const sizeBefore = flags.dryRun ? undefined : sizeOf(file);
+    // A missing file is reported by writeRun in its own words, not as a raw ENOENT here.
+    const sizeBefore = flags.dryRun || !fs.existsSync(file) ? undefined : sizeOf(file);
     const result = flags.dryRun ? await dryRun(file, flags, runner, onProgress) : await writeRun(file, target, flags, runner, onProgress);
     const failedChains = failedChainCount(result.report);
     const outcome: SessionOutcome = { file, target, ok: failedChains === 0, ...result, failedChains };

@@ -9,6 +9,7 @@ import { detectionArgs, isSyntheticChainMessage, toolCallParts } from "./message
 import type { ProtectionPredicate } from "./protection.js";
 import type { ChainRange } from "./prune-types.js";
 import type { AgentMessage, ToolCallPart, ToolResultMessage } from "./session-types.js";
+import { runSteps, stepDue, type Steps } from "./steps.js";
 
 class ChainBuilder {
   readonly middleIds = new Set<string>();
@@ -36,9 +37,16 @@ function isNonEmptyString(value: unknown): value is string {
 
 /** Closed and interrupted chains in message order; a chain still open at the end is not emitted. */
 export function detectChains(messages: readonly AgentMessage[], isProtected = neverProtected): ChainRange[] {
+  return runSteps(detectChainsSteps(messages, isProtected));
+}
+
+/** detectChains, pausable (core/steps.ts). */
+export function* detectChainsSteps(messages: readonly AgentMessage[], isProtected = neverProtected): Steps<ChainRange[]> {
   const chains: ChainRange[] = [];
   let current: ChainBuilder | null = null;
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index++) {
+    if (stepDue(index)) yield;
+    const message = messages[index]!;
     if (message.role === "user") {
       if (isSyntheticChainMessage(message)) continue;
       if (current) chains.push(current.finish(null));

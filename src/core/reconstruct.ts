@@ -18,6 +18,7 @@ import { occurrenceKey, resultTimestampOf } from "./occurrence-key.js";
 import { PruneState } from "./prune-state.js";
 import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
 import type { SessionEntry } from "./session-types.js";
+import { runSteps, stepDue, type Steps } from "./steps.js";
 
 export interface ReconstructWarning {
   /** Id of the skipped entry. */
@@ -44,10 +45,17 @@ export interface ReconstructResult {
 }
 
 export function reconstructState(branch: readonly SessionEntry[], options: ReconstructOptions = {}): ReconstructResult {
+  return runSteps(reconstructStateSteps(branch, options));
+}
+
+/** reconstructState, pausable (core/steps.ts). */
+export function* reconstructStateSteps(branch: readonly SessionEntry[], options: ReconstructOptions = {}): Steps<ReconstructResult> {
   const state = new PruneState();
   const warnings: ReconstructWarning[] = [];
   const aliases: Array<{ duplicateKey: string; originalKey: string }> = [];
-  for (const entry of branch) {
+  for (let index = 0; index < branch.length; index++) {
+    if (stepDue(index)) yield;
+    const entry = branch[index]!;
     const problem = replayEntry(state, entry, aliases);
     if (!problem) continue;
     const warning: ReconstructWarning = { entryId: String(entry.id), message: problem };

@@ -8,6 +8,7 @@ import { QUERY_TOOL_NAME } from "./custom-types.js";
 import { occurrenceKey, parseOccurrenceKey, resultTimestampOf } from "./occurrence-key.js";
 import type { ChainRange } from "./prune-types.js";
 import type { AgentMessage, ToolResultMessage } from "./session-types.js";
+import { runSteps, stepDue, type Steps } from "./steps.js";
 
 /** Closed chains with at least one middle call that are not yet compressed, in input order. */
 export function compressionCandidates(chains: readonly ChainRange[], isCompressed: (start: number) => boolean): ChainRange[] {
@@ -48,22 +49,28 @@ function inGrace(chain: ChainRange, graceKeys: ReadonlySet<string>): boolean {
  * Occurrence keys of context_tree_query results no older than `graceTurns` user messages.
  * Age = user messages in the array minus user messages at or before the result.
  */
-export function recoveryGraceKeys(messages: readonly AgentMessage[], graceTurns: number): Set<string> {
+export function recoveryGraceKeys(messages: readonly AgentMessage[], graceTurns: number, skip?: (message: AgentMessage) => boolean): Set<string> {
+  return runSteps(recoveryGraceKeysSteps(messages, graceTurns, skip));
+}
+
+/** recoveryGraceKeys, pausable (core/steps.ts); messages for which `skip` holds are left out of the count. */
+export function* recoveryGraceKeysSteps(messages: readonly AgentMessage[], graceTurns: number, skip?: (message: AgentMessage) => boolean): Steps<Set<string>> {
   const keys = new Set<string>();
   if (!(graceTurns > 0)) return keys;
-  const usersBefore: number[] = [];
+  // Query results and the number of user messages up to each: one pass, then ages from the total.
+  const results: Array<{ result: ToolResultMessage; usersBefore: number }> = [];
   let users = 0;
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index++) {
+    if (stepDue(index)) yield;
+    const message = messages[index]!;
+    if (skip?.(message)) continue;
     if (message.role === "user") users++;
-    usersBefore.push(users);
-  }
-  messages.forEach((message, index) => {
-    if (message.role !== "toolResult") return;
+    if (message.role !== "toolResult") continue;
     const result = message as ToolResultMessage;
-    if (result.toolName !== QUERY_TOOL_NAME || !result.toolCallId) return;
-    if (users - usersBefore[index]! <= graceTurns) {
-      keys.add(occurrenceKey(result.toolCallId, resultTimestampOf(result.timestamp)));
-    }
-  });
+    if (result.toolName === QUERY_TOOL_NAME && result.toolCallId) results.push({ result, usersBefore: users });
+  }
+  for (const { result, usersBefore } of results) {
+    if (users - usersBefore <= graceTurns) keys.add(occurrenceKey(result.toolCallId, resultTimestampOf(result.timestamp)));
+  }
   return keys;
 }

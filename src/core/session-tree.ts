@@ -13,6 +13,7 @@ import type {
   MessageEntry,
   SessionEntry,
 } from "./session-types.js";
+import { runSteps, stepDue, type Steps } from "./steps.js";
 
 /** Why a parentId walk stopped before reaching a root (an entry whose parentId is null). */
 export interface BranchBreak {
@@ -37,9 +38,16 @@ export interface BranchWalk {
  * Stray `session` lines are ignored and duplicate ids resolve to the last entry, as in pi.
  */
 export function walkBranch(entries: readonly SessionEntry[], leafId?: string): BranchWalk {
+  return runSteps(walkBranchSteps(entries, leafId));
+}
+
+/** walkBranch, pausable (core/steps.ts). */
+export function* walkBranchSteps(entries: readonly SessionEntry[], leafId?: string): Steps<BranchWalk> {
   const byId = new Map<string, SessionEntry>();
   let last: SessionEntry | undefined;
-  for (const entry of entries) {
+  for (let index = 0; index < entries.length; index++) {
+    if (stepDue(index)) yield;
+    const entry = entries[index]!;
     if (entry.type === "session") continue;
     byId.set(entry.id, entry);
     last = entry;
@@ -48,6 +56,7 @@ export function walkBranch(entries: readonly SessionEntry[], leafId?: string): B
   const onPath = new Set<SessionEntry>();
   let current = leafId === undefined ? last : byId.get(leafId);
   while (current !== undefined) {
+    if (stepDue(path.length)) yield;
     path.push(current);
     onPath.add(current);
     const parentId = current.parentId;
@@ -97,13 +106,20 @@ function isMessageEntry(entry: SessionEntry): entry is MessageEntry {
  * summary first, then entries from firstKeptEntryId up to the compaction, then later ones.
  */
 export function contextMessages(branch: readonly SessionEntry[]): AgentMessage[] {
+  return runSteps(contextMessagesSteps(branch));
+}
+
+/** contextMessages, pausable (core/steps.ts). */
+export function* contextMessagesSteps(branch: readonly SessionEntry[]): Steps<AgentMessage[]> {
   let compactionIndex = -1;
-  branch.forEach((entry, i) => {
-    if (entry.type === "compaction") compactionIndex = i;
-  });
+  for (let i = 0; i < branch.length; i++) if (branch[i]!.type === "compaction") compactionIndex = i;
+  yield;
   const messages: AgentMessage[] = [];
   if (compactionIndex === -1) {
-    for (const entry of branch) pushContextMessage(messages, entry);
+    for (let i = 0; i < branch.length; i++) {
+      if (stepDue(i)) yield;
+      pushContextMessage(messages, branch[i]!);
+    }
     return messages;
   }
   const compaction = branch[compactionIndex] as CompactionEntry;
@@ -118,7 +134,10 @@ export function contextMessages(branch: readonly SessionEntry[]): AgentMessage[]
   if (firstKept !== -1) {
     for (let i = firstKept; i < compactionIndex; i++) pushContextMessage(messages, branch[i]!);
   }
-  for (let i = compactionIndex + 1; i < branch.length; i++) pushContextMessage(messages, branch[i]!);
+  for (let i = compactionIndex + 1; i < branch.length; i++) {
+    if (stepDue(i)) yield;
+    pushContextMessage(messages, branch[i]!);
+  }
   return messages;
 }
 

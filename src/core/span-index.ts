@@ -5,6 +5,7 @@
  */
 
 import type { AgentMessage } from "./session-types.js";
+import { runSteps, stepDue, type Steps } from "./steps.js";
 
 export interface ResolvedSpan {
   /** Index of the opening user message. */
@@ -26,12 +27,28 @@ export class SpanIndex {
   private readonly userAt = new Map<number, number>();
   private readonly assistantAt = new Map<number, number>();
 
-  constructor(readonly messages: readonly AgentMessage[]) {
-    messages.forEach((message, index) => {
-      if (typeof message.timestamp !== "number" || Number.isNaN(message.timestamp)) return;
+  constructor(
+    readonly messages: readonly AgentMessage[],
+    indexNow = true,
+  ) {
+    if (indexNow) runSteps(this.fill());
+  }
+
+  /** The index, built pausably (core/steps.ts). */
+  static *steps(messages: readonly AgentMessage[]): Steps<SpanIndex> {
+    const index = new SpanIndex(messages, false);
+    yield* index.fill();
+    return index;
+  }
+
+  private *fill(): Steps<void> {
+    for (let index = 0; index < this.messages.length; index++) {
+      if (stepDue(index)) yield;
+      const message = this.messages[index]!;
+      if (typeof message.timestamp !== "number" || Number.isNaN(message.timestamp)) continue;
       if (message.role === "user") record(this.userAt, message.timestamp, index);
       else if (message.role === "assistant") record(this.assistantAt, message.timestamp, index);
-    });
+    }
   }
 
   /** The span, or null when a boundary is missing, duplicated, or out of order. */

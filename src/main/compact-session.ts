@@ -9,12 +9,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { chainsToCompact, compactionVisibility } from "../core/compaction-visibility.js";
-import { detectChains, detectOpenChain } from "../core/detect-chains.js";
+import { detectChainsSteps, detectOpenChain } from "../core/detect-chains.js";
 import { makeProtectionPredicate, type ProtectionPredicate } from "../core/protection.js";
 import type { ChainRange } from "../core/prune-types.js";
-import { recoveryGraceKeys } from "../core/select-eligible.js";
+import { recoveryGraceKeysSteps } from "../core/select-eligible.js";
 import { SessionAppender, migrateFileInPlace } from "../io/append-session.js";
 import { readSession, type LoadedSession } from "../io/read-session.js";
 import { SessionFileError } from "../io/session-errors.js";
@@ -27,12 +26,13 @@ import { DEFAULT_COMPACT_OPTIONS, type CompactOptions } from "./compact-options.
 import { buildCompactReport, type CompactReport } from "./compact-report.js";
 import { compressEligible, type ChainProgress } from "./compress-eligible.js";
 import type { OpenChainInput } from "./compress-open-chain.js";
-import { measureContext } from "./context-size.js";
+import { measureContextCooperatively } from "./context-size.js";
+import { driveSteps } from "./cooperative.js";
 import { DiagnosticSink } from "./diagnostic-sink.js";
 import { fileSliceOf } from "./file-slice.js";
 import { startLoadMonitor, type LoadMonitor } from "./load-monitor.js";
 import { scanSession } from "./scan-session.js";
-import { modelOf, type SessionModel } from "./session-model.js";
+import { modelOfCooperatively, type SessionModel } from "./session-model.js";
 
 export interface CompactSessionParams {
   file: string;
@@ -56,15 +56,14 @@ export async function compactSession(params: CompactSessionParams): Promise<Comp
 async function compactMonitored(params: CompactSessionParams, started: number, monitor: LoadMonitor): Promise<CompactReport> {
   const options = { ...DEFAULT_COMPACT_OPTIONS, ...params.options };
   const { loaded, migrated } = await loadForCompaction(params.file, params.runner, options);
-  // Each step below is linear in the entries; the event loop gets a turn between them.
-  const model = modelOf(loaded);
-  await yieldToLoop();
+  // Each step below is linear in the entries and runs in slices: the event loop (a progress bar,
+  // pi's UI) gets a turn every few milliseconds.
+  const model = await modelOfCooperatively(loaded);
   const isProtected = makeProtectionPredicate(options);
   const renderOptions = { isProtected, recoveryGraceTurns: options.recoveryGraceTurns };
-  const before = measureContext(model, renderOptions);
-  await yieldToLoop();
-  const chains = detectChains(model.messages, isProtected);
-  await yieldToLoop();
+  const before = await measureContextCooperatively(model, renderOptions);
+  const chains = await driveSteps(detectChainsSteps(model.messages, isProtected));
+  const graceKeys = await driveSteps(recoveryGraceKeysSteps(model.messages, options.recoveryGraceTurns));
   // Chains behind pi's latest compaction save no context, only grow the file: left out by default.
   const hiddenByCompaction = { ...compactionVisibility(model.branch, chains), included: options.includeCompacted };
   const writer = await openWriter(model, options);
@@ -75,7 +74,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       chains: chainsToCompact(chains, hiddenByCompaction, options.includeCompacted),
       state: model.state,
       rollingWindow: options.rollingWindow,
-      graceKeys: recoveryGraceKeys(model.messages, options.recoveryGraceTurns),
+      graceKeys,
       append: writer.append,
       sync: writer.sync,
       diagnostics,
@@ -86,8 +85,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       ...(params.faultFor ? { faultFor: params.faultFor } : {}),
       ...openChainInput(model, options, isProtected),
     });
-    await yieldToLoop();
-    const after = measureContext(model, renderOptions);
+    const after = await measureContextCooperatively(model, renderOptions);
     const load = monitor.stop();
     return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, wallMs: performance.now() - started, load, hiddenByCompaction });
   } finally {

@@ -6,8 +6,10 @@
  */
 
 import { realJsonLength } from "../core/light-value.js";
-import { pruneMessages, type PruneOptions } from "../core/render/prune-messages.js";
-import { contextMessages } from "../core/session-tree.js";
+import { pruneMessages, pruneMessagesSteps, type PruneOptions } from "../core/render/prune-messages.js";
+import { contextMessages, contextMessagesSteps } from "../core/session-tree.js";
+import { runSteps, stepDue, type Steps } from "../core/steps.js";
+import { driveSteps } from "./cooperative.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { SessionModel } from "./session-model.js";
 
@@ -28,10 +30,21 @@ export function renderContext(model: SessionModel, options: PruneOptions = {}): 
 const lengthOf = new WeakMap<object, number>();
 
 export function measureContext(model: SessionModel, options: PruneOptions = {}): ContextSize {
-  const messages = renderContext(model, options);
+  return runSteps(measureSteps(model, options));
+}
+
+/** measureContext in slices, handing the event loop a turn every few milliseconds (compaction on a shared thread). */
+export function measureContextCooperatively(model: SessionModel, options: PruneOptions = {}): Promise<ContextSize> {
+  return driveSteps(measureSteps(model, options));
+}
+
+function* measureSteps(model: SessionModel, options: PruneOptions): Steps<ContextSize> {
+  const messages = (yield* pruneMessagesSteps(yield* contextMessagesSteps(model.branch), model.state, options)).messages;
   let chars = 0;
   // Per message, so a 200 MB session never becomes one giant string.
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index++) {
+    if (stepDue(index)) yield;
+    const message = messages[index]!;
     let length = lengthOf.get(message);
     if (length === undefined) {
       length = scannedLength(model, message) ?? realJsonLength(message);

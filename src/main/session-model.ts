@@ -4,10 +4,12 @@
  */
 
 import path from "node:path";
-import { reconstructState, type ReconstructWarning } from "../core/reconstruct.js";
+import { reconstructStateSteps, type ReconstructWarning } from "../core/reconstruct.js";
+import { runSteps, stepDue, type Steps } from "../core/steps.js";
+import { driveSteps } from "./cooperative.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { AgentMessage, MessageEntry, SessionEntry } from "../core/session-types.js";
-import { branchMessages, buildBranch, type BranchBreak } from "../core/session-tree.js";
+import { branchMessages, walkBranchSteps, type BranchBreak } from "../core/session-tree.js";
 import { blobDirFor } from "../core/spill-layout.js";
 import { readSession, type LoadedSession } from "../io/read-session.js";
 
@@ -33,11 +35,22 @@ export async function loadSessionModel(file: string): Promise<SessionModel> {
 
 /** Build the model of an already-read session (after a migration rewrite, for instance). */
 export function modelOf(loaded: LoadedSession): SessionModel {
-  let branchBreak: BranchBreak | null = null;
-  const branch = buildBranch(loaded.entries, (problem) => (branchBreak = problem));
-  const { state, warnings } = reconstructState(branch, { lineOf: (entry) => loaded.lineOf(entry) });
+  return runSteps(modelSteps(loaded));
+}
+
+/** modelOf in slices, handing the event loop a turn every few milliseconds. */
+export function modelOfCooperatively(loaded: LoadedSession): Promise<SessionModel> {
+  return driveSteps(modelSteps(loaded));
+}
+
+function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
+  const walk = yield* walkBranchSteps(loaded.entries);
+  const branch = walk.entries;
+  const { state, warnings } = yield* reconstructStateSteps(branch, { lineOf: (entry) => loaded.lineOf(entry) });
   const entryByMessage = new WeakMap<object, SessionEntry>();
-  for (const entry of branch) {
+  for (let index = 0; index < branch.length; index++) {
+    if (stepDue(index)) yield;
+    const entry = branch[index]!;
     const message = (entry as Partial<MessageEntry>).message;
     if (entry.type === "message" && typeof message === "object" && message !== null) entryByMessage.set(message, entry);
   }
@@ -49,6 +62,6 @@ export function modelOf(loaded: LoadedSession): SessionModel {
     state,
     blobDir: blobDirFor(path.dirname(path.resolve(loaded.file)), loaded.header.id),
     reconstructWarnings: warnings,
-    branchBreak,
+    branchBreak: walk.broken,
   };
 }

@@ -14,6 +14,7 @@ import type { ChainCompressionEntry, DiagnosticReport } from "../prune-types.js"
 import { summaryRefs } from "../reconstruct.js";
 import type { AgentMessage, ContentPart, ToolResultMessage, UserMessage } from "../session-types.js";
 import { SpanIndex } from "../span-index.js";
+import { runSteps, stepDue, type Steps } from "../steps.js";
 
 export interface ChainRenderOptions {
   /** The closing assistant keeps only its non-thinking blocks (default true, as upstream). */
@@ -114,10 +115,11 @@ interface SpanContent {
   actualIds: Set<string>;
 }
 
-function scanSpan(messages: readonly AgentMessage[], range: AcceptedRange, dropped: Dropped): SpanContent {
+function* scanSpan(messages: readonly AgentMessage[], range: AcceptedRange, dropped: Dropped): Steps<SpanContent> {
   const protectedIds = new Set(range.entry.protectedToolCallIds ?? []);
   const content: SpanContent = { protectedOutputs: [], actualIds: new Set() };
   for (let i = range.startIndex + 1; i < range.endIndex; i++) {
+    if (stepDue(i)) yield;
     const message = messages[i]!;
     if (message.role === "assistant") {
       for (const call of toolCallParts(message)) {
@@ -189,9 +191,11 @@ export function buildSyntheticChainMessage(entry: ChainCompressionEntry, body: s
 }
 
 /** Block ids of synthetic messages already in the input, so a re-render does not insert twice. */
-function presentSyntheticIds(messages: readonly AgentMessage[]): Set<string> {
+function* presentSyntheticIds(messages: readonly AgentMessage[]): Steps<Set<string>> {
   const ids = new Set<string>();
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index++) {
+    if (stepDue(index)) yield;
+    const message = messages[index]!;
     if (message.role !== "user") continue;
     const text = firstText((message as UserMessage).content);
     if (!text?.startsWith(SYNTHETIC_PREFIX)) continue;
@@ -244,15 +248,17 @@ interface EmitPlan {
   dropped: Dropped;
 }
 
-function emit(messages: AgentMessage[], plan: EmitPlan, options: ChainRenderOptions): AgentMessage[] {
+function* emit(messages: AgentMessage[], plan: EmitPlan, options: ChainRenderOptions): Steps<AgentMessage[]> {
   const out: AgentMessage[] = [];
   let changed = false;
   const checkSummaries = plan.dropped.ids.size > 0;
-  messages.forEach((message, index) => {
+  for (let index = 0; index < messages.length; index++) {
+    if (stepDue(index)) yield;
+    const message = messages[index]!;
     const drop = plan.inside[index] === 1 ? droppedInsideSpan(message) : checkSummaries && isPerBatchSummary(message) && summaryOverlapsDropped(message, plan.dropped);
     if (drop) {
       changed = true;
-      return;
+      continue;
     }
     const next = options.stripFinalAssistantThinking !== false && plan.ends.has(index) ? withoutThinking(message) : message;
     if (next !== message) changed = true;
@@ -262,21 +268,26 @@ function emit(messages: AgentMessage[], plan: EmitPlan, options: ChainRenderOpti
       out.push(synthetic);
       changed = true;
     }
-  });
+  }
   return changed ? out : messages;
 }
 
 /** Apply every registered chain to the messages. */
 export function applyChainRanges(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions = {}): ChainRenderResult {
+  return runSteps(applyChainRangesSteps(messages, state, options));
+}
+
+/** applyChainRanges, pausable (core/steps.ts). */
+export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions = {}): Steps<ChainRenderResult> {
   const diagnostics: DiagnosticReport[] = [];
   if (state.chains.size === 0) return { messages, diagnostics };
-  const ranges = planChainRanges(new SpanIndex(messages), state.chains.values(), diagnostics);
+  const ranges = planChainRanges(yield* SpanIndex.steps(messages), state.chains.values(), diagnostics);
   if (ranges.length === 0) return { messages, diagnostics };
-  const present = presentSyntheticIds(messages);
+  const present = yield* presentSyntheticIds(messages);
   const bodyOfBlock = blockBodyLookup(state);
   const plan: EmitPlan = { insertAfter: new Map(), ends: new Set(), inside: new Uint8Array(messages.length), dropped: { keys: new Set(), ids: new Set() } };
   for (const range of ranges) {
-    const span = scanSpan(messages, range, plan.dropped);
+    const span = yield* scanSpan(messages, range, plan.dropped);
     plan.inside.fill(1, range.startIndex + 1, range.endIndex);
     plan.ends.add(range.endIndex);
     // An already-rendered span holds no tool ids any more: comparing it would only report noise.
@@ -286,5 +297,5 @@ export function applyChainRanges(messages: AgentMessage[], state: PruneState, op
     const body = chainBody(range.entry, state, bodyOfBlock);
     plan.insertAfter.set(range.startIndex, buildSyntheticChainMessage(range.entry, body, span.protectedOutputs));
   }
-  return { messages: emit(messages, plan, options), diagnostics };
+  return { messages: yield* emit(messages, plan, options), diagnostics };
 }

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { toolCallParts } from "../message-text.js";
 import type { DiagnosticReport } from "../prune-types.js";
 import type { AgentMessage, ToolResultMessage } from "../session-types.js";
+import { runSteps, stepDue, type Steps } from "../steps.js";
 
 export interface OrphanSweepResult {
   /** The messages without orphans; the input array itself when none was found. */
@@ -26,10 +27,17 @@ const LISTED_IDS = 5;
  * the turn that asked for them.
  */
 export function sweepOrphans(messages: AgentMessage[]): OrphanSweepResult {
+  return runSteps(sweepOrphansSteps(messages));
+}
+
+/** sweepOrphans, pausable (core/steps.ts). */
+export function* sweepOrphansSteps(messages: AgentMessage[]): Steps<OrphanSweepResult> {
   let open = new Set<string>();
   const swept: string[] = [];
   const kept: AgentMessage[] = [];
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (stepDue(index)) yield;
     if (message.role === "toolResult") {
       const id = (message as ToolResultMessage).toolCallId;
       if (open.delete(id)) kept.push(message);

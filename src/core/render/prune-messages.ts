@@ -18,12 +18,13 @@ import { isSyntheticChainMessage } from "../message-text.js";
 import { makeProtectionPredicate, type ProtectionPredicate } from "../protection.js";
 import type { PruneState } from "../prune-state.js";
 import type { DiagnosticReport } from "../prune-types.js";
-import { recoveryGraceKeys } from "../select-eligible.js";
+import { recoveryGraceKeysSteps } from "../select-eligible.js";
 import type { AgentMessage } from "../session-types.js";
 import { SpanIndex } from "../span-index.js";
-import { applyChainRanges, planChainRanges } from "./chain-ranges.js";
-import { sweepOrphans } from "./orphan-sweep.js";
-import { stubArchivedResults } from "./stub-results.js";
+import { runSteps, type Steps } from "../steps.js";
+import { applyChainRangesSteps, planChainRanges } from "./chain-ranges.js";
+import { sweepOrphansSteps } from "./orphan-sweep.js";
+import { stubArchivedResultsSteps } from "./stub-results.js";
 
 export interface PruneOptions {
   /** Protection rule re-checked at render time; defaults to upstream's default config. */
@@ -59,9 +60,8 @@ function defaultProtection(): ProtectionPredicate {
  * would age a recovery result on a re-render and break idempotence. Raw branch messages never
  * hold one, so for pi's own calls this is exactly upstream's rule.
  */
-function graceKeysFor(messages: AgentMessage[], graceTurns: number): Set<string> {
-  const real = messages.some(isSyntheticChainMessage) ? messages.filter((m) => !isSyntheticChainMessage(m)) : messages;
-  return recoveryGraceKeys(real, graceTurns);
+function graceKeysFor(messages: AgentMessage[], graceTurns: number): Steps<Set<string>> {
+  return recoveryGraceKeysSteps(messages, graceTurns, isSyntheticChainMessage);
 }
 
 /**
@@ -69,28 +69,35 @@ function graceKeysFor(messages: AgentMessage[], graceTurns: number): Set<string>
  * changes a user/assistant timestamp, so the spans are the same before and after phase 1; the
  * real diagnostics come from phase 3 itself.
  */
-function droppedPositions(messages: AgentMessage[], state: PruneState): Uint8Array {
+function* droppedPositions(messages: AgentMessage[], state: PruneState): Steps<Uint8Array> {
   const inside = new Uint8Array(messages.length);
-  for (const range of planChainRanges(new SpanIndex(messages), state.chains.values(), [])) inside.fill(1, range.startIndex + 1, range.endIndex);
+  for (const range of planChainRanges(yield* SpanIndex.steps(messages), state.chains.values(), [])) inside.fill(1, range.startIndex + 1, range.endIndex);
   return inside;
 }
 
 export function pruneMessages(messages: AgentMessage[], state: PruneState, options: PruneOptions = {}): PruneResult {
+  return runSteps(pruneMessagesSteps(messages, state, options));
+}
+
+/** pruneMessages, pausable (core/steps.ts): for a whole-session render on a thread others share. */
+export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState, options: PruneOptions = {}): Steps<PruneResult> {
   const chainsOn = options.chainCompressionEnabled !== false;
-  const stubbed = stubArchivedResults(messages, state, {
+  const graceKeys = yield* graceKeysFor(messages, options.recoveryGraceTurns ?? DEFAULT_RECOVERY_GRACE_TURNS);
+  const dropped = chainsOn && state.chains.size > 0 ? yield* droppedPositions(messages, state) : undefined;
+  const stubbed = yield* stubArchivedResultsSteps(messages, state, {
     isProtected: options.isProtected ?? defaultProtection(),
-    graceKeys: graceKeysFor(messages, options.recoveryGraceTurns ?? DEFAULT_RECOVERY_GRACE_TURNS),
-    ...(chainsOn && state.chains.size > 0 ? { dropped: droppedPositions(messages, state) } : {}),
+    graceKeys,
+    ...(dropped ? { dropped } : {}),
     ...(options.spillPathOf ? { spillPathOf: options.spillPathOf } : {}),
   });
   const diagnostics: DiagnosticReport[] = [];
   let current = stubbed;
   if (chainsOn) {
-    const chains = applyChainRanges(current, state, { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false });
+    const chains = yield* applyChainRangesSteps(current, state, { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false });
     current = chains.messages;
     diagnostics.push(...chains.diagnostics);
   }
-  const swept = sweepOrphans(current);
+  const swept = yield* sweepOrphansSteps(current);
   diagnostics.push(...swept.diagnostics);
   return { messages: swept.messages, changed: swept.messages !== messages, diagnostics };
 }

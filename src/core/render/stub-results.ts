@@ -12,6 +12,7 @@ import type { ProtectionPredicate } from "../protection.js";
 import type { PruneState } from "../prune-state.js";
 import type { ToolCallRecord } from "../prune-types.js";
 import type { AgentMessage, ToolResultMessage } from "../session-types.js";
+import { runSteps, stepDue, type Steps } from "../steps.js";
 
 export interface StubOptions {
   /** Render-time protection re-check: a protected output stays visible even when archived. */
@@ -107,10 +108,16 @@ function stubFor(result: ToolResultMessage, state: PruneState, options: StubOpti
 
 /** Replace every archived, unprotected, out-of-grace tool result by its stub. */
 export function stubArchivedResults(messages: AgentMessage[], state: PruneState, options: StubOptions): AgentMessage[] {
+  return runSteps(stubArchivedResultsSteps(messages, state, options));
+}
+
+/** stubArchivedResults, pausable (core/steps.ts). */
+export function* stubArchivedResultsSteps(messages: AgentMessage[], state: PruneState, options: StubOptions): Steps<AgentMessage[]> {
   let out: AgentMessage[] | undefined;
   // Args of the latest call with each id, so the protection re-check sees what the call asked for.
   const callArgs = new Map<string, unknown>();
-  messages.forEach((message, index) => {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
     if (message.role === "assistant") for (const call of toolCallParts(message)) callArgs.set(call.id, detectionArgs(call));
     let next = message;
     if (message.role === "toolResult" && options.dropped?.[index] !== 1) {
@@ -120,6 +127,7 @@ export function stubArchivedResults(messages: AgentMessage[], state: PruneState,
     }
     if (next !== message) out ??= messages.slice(0, index);
     out?.push(next);
-  });
+    if (stepDue(index)) yield;
+  }
   return out ?? messages;
 }

@@ -1,0 +1,24 @@
+/**
+ * Linear passes written as generators, so a caller on a busy thread can run them in slices: every
+ * `yield` is a point where the work may pause (main/cooperative.ts hands the event loop a turn
+ * there). Callers that want the answer at once run them to the end with `runSteps`. Pure.
+ */
+
+/** A computation that may pause at each `yield` and returns T. */
+export type Steps<T> = Generator<undefined, T, undefined>;
+
+/** Items a loop handles between two pause points. */
+export const ITEMS_PER_STEP = 2048;
+
+/** True at every ITEMS_PER_STEP-th item: the loop should `yield` there. */
+export function stepDue(index: number): boolean {
+  return index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1;
+}
+
+/** Runs the steps without pausing and returns their result. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
