@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   console.log(`\nEnd-to-end compaction (median of n fresh processes; ratios against the I/O floor of the same run)\n${e2eTable(e2e)}`);
   console.log(`\nWhere the wall time goes (ms; * = timed separately in the same child; worker stages are summed over threads)\n${breakdownTable(e2e)}`);
   const verdicts = judgeTargets(e2e, machine.cpus);
-  console.log(`\nIssue-6 targets\n${verdictTable(verdicts)}`);
+  console.log(`\nIssue-10 targets\n${verdictTable(verdicts)}`);
   writeResults({ machine, source: sourceInfo(repoRoot()), seed, workerCounts, stages, e2e, verdicts, startedAt: new Date().toISOString() });
 }
 

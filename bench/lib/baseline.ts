@@ -6,7 +6,7 @@
 import { spread } from "./stats.js";
 import { markdownTable } from "./table.js";
 
-/** Named ratios; lower is better for every one. */
+/** Named ratios; lower is better unless the baseline lists the name in `higherIsBetter`. */
 export type Ratios = Record<string, number>;
 
 /**
@@ -21,7 +21,17 @@ export interface Baseline {
   fixture: string;
   seed: number;
   iterations: number;
+  /** The gated ratios. */
   ratios: Ratios;
+  /** Gated ratios where higher is better (a speed-up); absent: none. */
+  higherIsBetter?: string[];
+  /**
+   * The issue's target per gated ratio: a value that meets it never fails, however far it moved
+   * from the baseline (a 5 ms event-loop max that becomes 12 ms is noise, not a regression).
+   */
+  target?: Ratios;
+  /** Printed next to the gated ratios but never gated (too noisy on a shared machine). */
+  reported?: Ratios;
   /** Largest relative distance from the median over the runs the baseline was taken from. */
   spread: Ratios;
   margin: Ratios;
@@ -36,12 +46,15 @@ export interface Baseline {
   takenAt: string;
 }
 
-/** Margins from repeated measurements of the same ratios (at least 3 runs). */
-export function marginsFrom(runs: readonly Ratios[]): { spread: Ratios; margin: Ratios } {
+/**
+ * Margins from repeated measurements of the same ratios (at least 3 runs). `minimums` raises the
+ * floor for ratios known to jump more than a few runs show (see check.ts).
+ */
+export function marginsFrom(runs: readonly Ratios[], minimums: Ratios = {}): { spread: Ratios; margin: Ratios } {
   if (runs.length < 3) throw new Error("a noise margin needs 3 or more runs");
   const keys = Object.keys(runs[0]!);
   const spreads = Object.fromEntries(keys.map((k) => [k, spread(runs.map((r) => r[k]!))]));
-  const margin = Object.fromEntries(keys.map((k) => [k, Math.ceil(Math.max(MIN_MARGIN, SAFETY * spreads[k]!) * 100) / 100]));
+  const margin = Object.fromEntries(keys.map((k) => [k, Math.ceil(Math.max(minimums[k] ?? MIN_MARGIN, SAFETY * spreads[k]!) * 100) / 100]));
   return { spread: spreads, margin };
 }
 
@@ -50,15 +63,31 @@ export interface Comparison {
   table: string;
 }
 
-/** A ratio regresses when it is above baseline × (1 + margin); a missing ratio also fails. */
-export function compareToBaseline(baseline: Pick<Baseline, "ratios" | "margin">, current: Ratios): Comparison {
+/**
+ * A lower-is-better ratio regresses when it is above baseline × (1 + margin), a higher-is-better
+ * one when it is below baseline / (1 + margin) (the same factor, mirrored); either passes while it
+ * meets its target. A missing ratio fails.
+ */
+export function compareToBaseline(baseline: Pick<Baseline, "ratios" | "margin" | "higherIsBetter" | "target">, current: Ratios): Comparison {
   let ok = true;
   const rows = Object.keys(baseline.ratios).map((k) => {
-    const limit = baseline.ratios[k]! * (1 + baseline.margin[k]!);
+    const higher = baseline.higherIsBetter?.includes(k) === true;
+    const factor = 1 + baseline.margin[k]!;
+    const limit = higher ? baseline.ratios[k]! / factor : baseline.ratios[k]! * factor;
     const value = current[k] ?? Number.NaN;
-    const regressed = !(value <= limit);
+    const target = baseline.target?.[k];
+    const meetsTarget = target !== undefined && (higher ? value >= target : value <= target);
+    const regressed = !meetsTarget && !(higher ? value >= limit : value <= limit);
     if (regressed) ok = false;
-    return [k, baseline.ratios[k]!, `+${(baseline.margin[k]! * 100).toFixed(0)}%`, limit, value, regressed ? "REGRESSED" : "ok"];
+    const verdict = regressed ? "REGRESSED" : meetsTarget && !(higher ? value >= limit : value <= limit) ? "ok (meets target)" : "ok";
+    const margin = higher ? `/${factor.toFixed(2)}` : `+${(baseline.margin[k]! * 100).toFixed(0)}%`;
+    return [k, higher ? "higher" : "lower", baseline.ratios[k]!, margin, limit, target ?? "-", value, verdict];
   });
-  return { ok, table: markdownTable(["ratio (lower is better)", "baseline", "margin", "limit", "now", "verdict"], rows, 3) };
+  return { ok, table: markdownTable(["gated ratio", "better", "baseline", "margin", "limit", "target", "now", "verdict"], rows, 3) };
+}
+
+/** Ratios printed for information: the baseline's value and today's, no verdict. */
+export function reportedTable(baseline: Pick<Baseline, "reported">, current: Ratios): string {
+  const rows = Object.keys(current).map((k) => [k, baseline.reported?.[k] ?? "-", current[k]!, "reported, not gated"]);
+  return markdownTable(["ratio (lower is better)", "baseline", "now", "verdict"], rows, 3);
 }

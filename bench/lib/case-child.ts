@@ -40,7 +40,8 @@ async function main(request: CaseRequest): Promise<CaseResult> {
     const mainThreadBusy = performance.eventLoopUtilization(elu).utilization;
     const gcTotals = gc.stop();
     await runner.close();
-    const peakRssMb = process.resourceUsage().maxRSS / 1024;
+    // maxRSS is in KiB; MB here is 10^6 bytes, the unit of fileMb and of the RSS budget.
+    const peakRssMb = (process.resourceUsage().maxRSS * 1024) / 1e6;
     const appendedBytes = fs.statSync(file).size - fileBytes;
     const floor = await floorOf(request.fixture, scratch, report, appendedBytes);
     const parseCpuMs = measureParseCpuMs(request.fixture);

@@ -45,7 +45,7 @@ export interface CaseResult {
   mainThreadBusy: number;
   /** Main-thread GC pauses during compaction. */
   gc: GcTotals;
-  /** process.resourceUsage().maxRSS after compaction, in MB (the child did nothing bigger before). */
+  /** process.resourceUsage().maxRSS after compaction, in MB of 10^6 bytes (the child did nothing bigger before). */
   peakRssMb: number;
   floor: IoFloor;
   /** CPU ms to JSON.parse every line of the session (see measureParseCpuMs). */

@@ -1,5 +1,6 @@
 /**
- * Turns benchmark results into the printed tables and the verdict on the issue-6 targets.
+ * Turns benchmark results into the printed tables and the verdict on issue 10's targets (which
+ * replace issue 6's where both set one).
  * Pure: no I/O.
  */
 
@@ -55,7 +56,7 @@ export interface TargetVerdict {
   met: boolean | null;
 }
 
-/** The issue's targets, judged on the cases that were run (null: not measurable in this run). */
+/** Issue 10's targets, judged on the cases that were run (null: not measurable in this run, or reported only). */
 export function judgeTargets(rows: readonly E2eSummary[], cores: number): TargetVerdict[] {
   const find = (fixture: string, workers: number) => rows.find((r) => r.fixture === fixture && r.workers === workers);
   const w0 = find("20x1M", 0);
@@ -63,32 +64,40 @@ export function judgeTargets(rows: readonly E2eSummary[], cores: number): Target
   const verdicts: TargetVerdict[] = [];
   if (w0 && w2) {
     const bound = w0.load ? ` (bound with all worker stages free: ${(w0.wallMs / mainSerialMs(w0)).toFixed(2)}x)` : "";
-    verdicts.push({ target: "20x1M: workers=2 >= 1.5x faster than workers=0", measured: `${(w0.wallMs / w2.wallMs).toFixed(2)}x${bound}`, met: w0.wallMs / w2.wallMs >= 1.5 });
+    verdicts.push({ target: "20x1M: workers=2 >= 1.6x faster than workers=0", measured: `${(w0.wallMs / w2.wallMs).toFixed(2)}x${bound}`, met: w0.wallMs / w2.wallMs >= 1.6 });
   }
-  if (w2) verdicts.push({ target: "20x1M: wall <= 1.5x I/O floor (workers=2)", measured: `${w2.wallOverFloor.toFixed(1)}x`, met: w2.wallOverFloor <= 1.5 });
-  const threaded = rows.filter((r) => r.fixture === "20x1M" && r.workers >= 1);
+  // Inline (workers=0) compaction runs on the main thread by design; the CLI's default is cores - 1 >= 1.
+  const threaded = rows.filter((r) => r.workers >= 1);
   if (threaded.length > 0) {
-    const worst = Math.max(...threaded.map((r) => r.eventLoopMaxMs));
-    verdicts.push({ target: "20x1M: event-loop max delay <= 20 ms (workers >= 1)", measured: `${worst.toFixed(0)} ms`, met: worst <= 20 });
+    const worst = threaded.reduce((a, r) => (r.eventLoopMaxMs > a.eventLoopMaxMs ? r : a));
+    verdicts.push({ target: "event-loop max delay <= 20 ms at every size (workers >= 1)", measured: `${worst.eventLoopMaxMs.toFixed(0)} ms at worst (${worst.fixture}, workers=${worst.workers})`, met: worst.eventLoopMaxMs <= 20 });
+  }
+  if (rows.length > 0) {
+    const worst = rows.reduce((a, r) => (r.cpuOverParse > a.cpuOverParse ? r : a));
+    verdicts.push({ target: "CPU / one JSON.parse of the file <= 4 (all cases)", measured: `${worst.cpuOverParse.toFixed(1)} at worst (${worst.fixture}, workers=${worst.workers})`, met: worst.cpuOverParse <= 4 });
   }
   verdicts.push(flatness(rows, 0), flatness(rows, Math.min(2, cores)));
   const worstRss = rows.reduce((a, r) => Math.max(a, r.peakRssMb / r.rssBudgetMb), 0);
-  verdicts.push({ target: "peak RSS <= 2.5 x file + 150 MB (all cases)", measured: `${(worstRss * 100).toFixed(0)}% of budget at worst`, met: worstRss <= 1 });
+  verdicts.push({ target: "peak RSS <= 0.5 x file + 250 MB (all cases)", measured: `${(worstRss * 100).toFixed(0)}% of budget at worst`, met: worstRss <= 1 });
+  // Issue 6 asked for <= 1.5x; issue 10 keeps the ratio reported only (fsync time varies 2x here).
+  if (w2) verdicts.push({ target: "20x1M: wall / I/O floor (workers=2; reported, no target)", measured: `${w2.wallOverFloor.toFixed(1)}x`, met: null });
   return verdicts;
 }
 
+/** Issue 10 judges flatness from 20 MB (20x1M) up; smaller sessions are dominated by start-up. */
+const FLAT_FROM_MB = 20;
+
 /**
  * Cost per M chars at one worker count across sizes, relative to 20x1M (wall; CPU in brackets).
- * Judged on warm processes: a cold process (the CLI) adds a fixed ~0.1-0.2 s of JIT and module
- * loading, which the cold one-640 row shows and which is not a per-character cost.
+ * Every size is shown; only sessions of 20 MB and more are judged.
  */
 function flatness(rows: readonly E2eSummary[], workers: number): TargetVerdict {
   const same = rows.filter((r) => r.workers === workers);
-  const ref = same.find((r) => r.fixture === "20x1M") ?? same[0];
-  const target = `cost per M chars flat +-20% from 1M to 200M (workers=${workers}, vs ${ref?.fixture ?? "-"}; CPU in brackets; cold one-640 not judged)`;
-  if (!ref || same.length < 2) return { target, measured: "needs two sizes", met: null };
+  const ref = same.find((r) => r.fixture === "20x1M") ?? same.find((r) => r.fileMb >= FLAT_FROM_MB);
+  const target = `cost per M chars flat +-20% from 20 MB to 400 MB (workers=${workers}, vs ${ref?.fixture ?? "-"}; CPU in brackets; smaller sessions shown, not judged)`;
+  const judged = same.filter((r) => r.fileMb >= FLAT_FROM_MB);
+  if (!ref || judged.length < 2) return { target, measured: "needs two sessions of 20 MB or more (--full)", met: null };
   const parts = same.map((r) => `${r.fixture} ${(r.msPerMchars / ref.msPerMchars).toFixed(2)} (${(r.cpuMsPerMchars / ref.cpuMsPerMchars).toFixed(2)})`);
-  const judged = same.filter((r) => r.fixture !== "one-640" || !same.some((w) => w.fixture === "one-640 warm"));
   const ok = judged.every((r) => Math.abs(r.msPerMchars / ref.msPerMchars - 1) <= 0.2);
   return { target, measured: parts.join(", "), met: ok };
 }

@@ -1,0 +1,150 @@
+/**
+ * Turns bench:compare's samples into medians, same-run ratios and the verdict on issue 10's
+ * targets. Pure: no I/O.
+ */
+
+import type { Sample } from "./contenders.js";
+import type { FixtureRuns } from "./compare-rounds.js";
+import { median } from "./stats.js";
+import { markdownTable } from "./table.js";
+
+/** Issue 10's memory budget: 0.5 × file size + 250 MB (MB = 10^6 bytes). */
+export function rssBudgetBytes(fileBytes: number): number {
+  return 0.5 * fileBytes + 250e6;
+}
+
+export interface ContenderSummary {
+  contender: string;
+  ok: number;
+  runs: number;
+  wallMs: number;
+  cpuMs: number;
+  peakRssBytes: number;
+  cpuOverParse: number;
+  rssOverBudget: number;
+  wallOverFloor: number;
+  /** chainpress only (NaN for upstream): from the --json report. */
+  eventLoopMaxMs: number;
+  reportPeakRssBytes: number;
+  compressed: number;
+}
+
+export interface FixtureSummary {
+  fixture: string;
+  fileBytes: number;
+  parseCpuMs: number;
+  floorMs: number;
+  contenders: ContenderSummary[];
+  /** Median over rounds of the ratio within each round (both runs ok), NaN when none. */
+  upstreamOverParallel: number;
+  serialOverParallel: number;
+  /** The chainpress worker count the ratios are taken on (2 when it was run). */
+  parallelLabel: string;
+}
+
+export function summarizeFixture(fixture: string, runs: FixtureRuns): FixtureSummary {
+  const parseCpuMs = median(runs.yardsticks.map((y) => y.parseCpuMs));
+  const floorMs = median(runs.yardsticks.flatMap((y) => (y.floor ? [y.floor.totalMs] : [])));
+  const fileBytes = runs.samples[0]?.fileBytes ?? Number.NaN;
+  const contenders = runs.contenders.map((c) => summarizeContender(c.label, runs.samples, parseCpuMs, floorMs));
+  const parallelLabel = parallelOf(runs.contenders.flatMap((c) => (c.kind === "chainpress" ? [c.workers!] : [])));
+  return {
+    fixture,
+    fileBytes,
+    parseCpuMs,
+    floorMs,
+    contenders,
+    upstreamOverParallel: pairedRatio(runs.samples, "upstream", parallelLabel),
+    serialOverParallel: pairedRatio(runs.samples, "workers=0", parallelLabel),
+    parallelLabel,
+  };
+}
+
+function parallelOf(workerCounts: readonly number[]): string {
+  const parallel = workerCounts.includes(2) ? 2 : Math.max(...workerCounts);
+  return `workers=${parallel}`;
+}
+
+function summarizeContender(label: string, all: readonly Sample[], parseCpuMs: number, floorMs: number): ContenderSummary {
+  const runs = all.filter((s) => s.contender === label);
+  const ok = runs.filter((s) => s.ok);
+  const pick = (value: (s: Sample) => number | undefined) => median(ok.map((s) => value(s) ?? Number.NaN));
+  const wallMs = pick((s) => s.wallMs);
+  const cpuMs = pick((s) => s.cpuMs);
+  const peakRssBytes = pick((s) => s.peakRssBytes);
+  return {
+    contender: label,
+    ok: ok.length,
+    runs: runs.length,
+    wallMs,
+    cpuMs,
+    peakRssBytes,
+    cpuOverParse: cpuMs / parseCpuMs,
+    rssOverBudget: peakRssBytes / rssBudgetBytes(runs[0]?.fileBytes ?? Number.NaN),
+    wallOverFloor: wallMs / floorMs,
+    eventLoopMaxMs: pick((s) => s.eventLoopMaxMs),
+    reportPeakRssBytes: pick((s) => s.reportPeakRssBytes),
+    compressed: pick((s) => s.compressed),
+  };
+}
+
+/** Runs of one round share the machine's state: their ratio is steadier than a ratio of medians. */
+function pairedRatio(samples: readonly Sample[], numerator: string, denominator: string): number {
+  const rounds = new Set(samples.map((s) => s.round));
+  const ratios = [...rounds].flatMap((round) => {
+    const a = samples.find((s) => s.round === round && s.contender === numerator && s.ok);
+    const b = samples.find((s) => s.round === round && s.contender === denominator && s.ok);
+    return a && b ? [a.wallMs / b.wallMs] : [];
+  });
+  return median(ratios);
+}
+
+export function contenderTable(summaries: readonly FixtureSummary[]): string {
+  const rows = summaries.flatMap((f) =>
+    f.contenders.map((c) => [
+      f.fixture, c.contender, `${c.ok}/${c.runs}`, f.fileBytes / 1e6, Number.isNaN(c.compressed) ? "-" : String(c.compressed), c.wallMs, c.cpuMs, c.cpuOverParse, c.peakRssBytes / 1e6, c.rssOverBudget,
+      c.eventLoopMaxMs, c.reportPeakRssBytes / 1e6, c.wallOverFloor,
+    ]),
+  );
+  const headers = ["fixture", "run", "ok", "file MB", "chains", "wall ms", "CPU ms", "CPU / parse CPU", "peak RSS MB", "RSS / budget", "EL max ms (report)", "RSS MB (report)", "wall / I/O floor"];
+  return markdownTable(headers, rows, 2);
+}
+
+export interface TargetRow {
+  fixture: string;
+  target: string;
+  /** A number, or why there is none (e.g. "skipped (peer not found)"). */
+  measured: number | string;
+  /** null: reported only, or not measurable in this run. */
+  met: boolean | null;
+}
+
+/** Issue 10's targets on one fixture, from the medians and paired ratios of this run. */
+export function judgeFixture(f: FixtureSummary, peerFound: boolean): TargetRow[] {
+  const p = f.parallelLabel;
+  const ours = f.contenders.filter((c) => c.contender.startsWith("workers="));
+  const parallel = f.contenders.find((c) => c.contender === p);
+  const rows: TargetRow[] = [
+    peerFound
+      ? atLeast(f.fixture, `upstream wall / ${p} wall >= 3.0`, f.upstreamOverParallel, 3)
+      : { fixture: f.fixture, target: `upstream wall / ${p} wall >= 3.0`, measured: "skipped (peer not found)", met: null },
+    atLeast(f.fixture, `workers=0 wall / ${p} wall >= 1.6`, f.serialOverParallel, 1.6),
+    ...ours.map((c) => atMost(f.fixture, `${c.contender} CPU / one JSON.parse CPU <= 4`, c.cpuOverParse, 4)),
+    ...ours.map((c) => atMost(f.fixture, `${c.contender} peak RSS / (0.5 x file + 250 MB) <= 1`, c.rssOverBudget, 1)),
+    ...ours.filter((c) => c.contender !== "workers=0").map((c) => atMost(f.fixture, `${c.contender} event-loop max ms <= 20`, c.eventLoopMaxMs, 20)),
+  ];
+  if (parallel) rows.push({ fixture: f.fixture, target: `${p} wall / I/O floor (reported, no target)`, measured: parallel.wallOverFloor, met: null });
+  return rows;
+}
+
+function atLeast(fixture: string, target: string, measured: number, bound: number): TargetRow {
+  return { fixture, target, measured, met: Number.isNaN(measured) ? null : measured >= bound };
+}
+
+function atMost(fixture: string, target: string, measured: number, bound: number): TargetRow {
+  return { fixture, target, measured, met: Number.isNaN(measured) ? null : measured <= bound };
+}
+
+export function targetTable(rows: readonly TargetRow[]): string {
+  return markdownTable(["fixture", "target", "measured", "met"], rows.map((r) => [r.fixture, r.target, r.measured, r.met === null ? "-" : r.met ? "yes" : "NO"]), 2);
+}
