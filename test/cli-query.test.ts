@@ -76,7 +76,8 @@ describe("query output and failures", () => {
     const run = runCli(["query", file, first!.ref, second!.ref]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.out.startsWith(`## toolRef: ${first!.ref}\nTool: `)).toBe(true);
-    expect(run.out).toContain("\nTurn: -1\n\n");
+    // A backfilled record has no batch turn (-1): query shows the user turn it belongs to instead.
+    expect(run.out).toMatch(/\nTurn: \d+ \(user turn in the session; the archive records none\)\n\n/);
     expect(run.out).toContain(`\n\n---\n\n## toolRef: ${second!.ref}\n`);
   });
 

@@ -11,6 +11,7 @@ import { findRecords, formatQueryResult } from "../src/core/query.js";
 import { pruneMessages } from "../src/core/render/prune-messages.js";
 import { contextMessages } from "../src/core/session-tree.js";
 import { loadSessionModel } from "../src/main/session-model.js";
+import { createChainRunner } from "../src/main/chain-runner.js";
 import { compressFile, failNth } from "./helpers/compress-harness.js";
 import { calls, customEntries, SessionBuilder } from "./helpers/session-builder.js";
 
@@ -249,6 +250,39 @@ describe("fail-closed backfill", () => {
       expect(result.skipped).toMatchObject([{ startUserTimestamp: starts[1], reason: "no-summary" }]);
       const healed = await compressFile(copy, { workers: 1 });
       expect(healed.result.compressedEntries.map((e) => e.startUserTimestamp)).toEqual([starts[1]]);
+    }
+  });
+
+  it("a worker that never answers is stopped at its deadline: the run ends, only its chain is lost, the pool keeps serving", async () => {
+    const s = new SessionBuilder();
+    const starts = ["a", "b", "c"].map((p) => s.chain(`task ${p}`, calls(p, 2)));
+    const file = s.writeTemp();
+    const runner = createChainRunner(1, { deadlineMs: () => 1_500 });
+    try {
+      const started = Date.now();
+      const { result } = await compressFile(file, { runner, faultFor: (c) => (c.startUserTimestamp === starts[1] ? "hang" : undefined) });
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(result.compressedEntries.map((e) => e.startUserTimestamp)).toEqual([starts[0], starts[2]]);
+      expect(result.skipped).toMatchObject([{ startUserTimestamp: starts[1], reason: "no-summary", failed: true }]);
+      expect(result.skipped[0]!.cause).toContain("deadline");
+      const healed = await compressFile(file, { runner });
+      expect(healed.result.compressedEntries.map((e) => e.startUserTimestamp)).toEqual([starts[1]]);
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it("repeated worker exits never stall a run", async () => {
+    const s = new SessionBuilder();
+    const starts = Array.from({ length: 6 }, (_, i) => s.chain(`task ${i}`, calls(`x${i}`, 2)));
+    const file = s.writeTemp();
+    const runner = createChainRunner(2);
+    try {
+      const { result } = await compressFile(file, { runner, faultFor: (c) => (starts.indexOf(c.startUserTimestamp) % 2 === 0 ? "exit" : undefined) });
+      expect(result.compressedEntries.map((e) => e.startUserTimestamp)).toEqual([starts[1], starts[3], starts[5]]);
+      expect(result.skipped.filter((skip) => skip.failed)).toHaveLength(3);
+    } finally {
+      await runner.close();
     }
   });
 });

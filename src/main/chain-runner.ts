@@ -20,27 +20,83 @@ export interface ChainRunner {
   close(): Promise<void>;
 }
 
-export function createChainRunner(workers: number): ChainRunner {
-  return workers <= 0 ? inlineRunner() : poolRunner(workers);
+export interface RunnerOptions {
+  /** Deadline of one task in a worker (default: `taskDeadlineMs` of its size). */
+  deadlineMs?: (bytes: number) => number;
+}
+
+/**
+ * A worker that dies is replaced by piscina and its task rejected; one that hangs (a runaway
+ * loop, a stuck read) would hold its chain and the run forever. Every task therefore has a
+ * deadline, generous for its size (2 minutes, plus 10 s per MB): past it the worker is
+ * terminated and the task fails, which costs only that chain (the next run heals it).
+ */
+export function taskDeadlineMs(bytes: number): number {
+  return 120_000 + Math.ceil(bytes / 100_000) * 1_000;
+}
+
+export function createChainRunner(workers: number, options: RunnerOptions = {}): ChainRunner {
+  return workers <= 0 ? inlineRunner() : poolRunner(workers, options.deadlineMs ?? taskDeadlineMs);
 }
 
 function inlineRunner(): ChainRunner {
   return {
     workers: 0,
-    // An "exit" fault would end the whole process inline; inline it is reported as a throw.
-    run: (task) => runChainTask(task.fault === "exit" ? { ...task, fault: "throw" } : task),
+    // An "exit" or "hang" fault would end or stop the whole process inline: inline it is a throw.
+    run: (task) => runChainTask(task.fault === "exit" || task.fault === "hang" ? { ...task, fault: "throw" } : task),
     scan: async (task) => scanShard(task),
     close: async () => undefined,
   };
 }
 
-function poolRunner(workers: number): ChainRunner {
+function poolRunner(workers: number, deadlineMs: (bytes: number) => number): ChainRunner {
   const pool = new Piscina({ filename: workerFile(), minThreads: workers, maxThreads: workers, idleTimeout: 5_000 });
+  // Tasks wait here, not in piscina's queue, so a deadline starts when its task starts running.
+  const slots = new Slots(workers);
+  const timed = <T>(task: ChainTask | ShardTask, bytes: number, transferList: ArrayBuffer[]): Promise<T> =>
+    slots.use(() => pool.run(task, { transferList, signal: AbortSignal.timeout(deadlineMs(bytes)) }) as Promise<T>);
   return {
     workers,
-    run: (task) => pool.run(task, task.encodedSlice ? { transferList: [task.encodedSlice.buffer as ArrayBuffer] } : {}) as Promise<ChainTaskResult>,
-    scan: (task) => pool.run(task) as Promise<ShardScan>,
+    run: (task) => {
+      const transferList = task.encodedSlice ? [task.encodedSlice.buffer as ArrayBuffer] : [];
+      return timed<ChainTaskResult>(task, chainTaskBytes(task), transferList).catch(deadlineError(`chain ${task.chainStart}`));
+    },
+    scan: (task) => timed<ShardScan>(task, task.end - task.start, []).catch(deadlineError(`shard at byte ${task.start}`)),
     close: () => pool.destroy(),
+  };
+}
+
+/** At most `size` tasks at once; the others wait in order. */
+class Slots {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async use<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
+/** Bytes a chain task carries or reads (messages sent as objects count by their number). */
+function chainTaskBytes(task: ChainTask): number {
+  if (task.fileSlice) return task.fileSlice.lines.reduce((sum, line) => sum + line.bytes, 0);
+  return task.encodedSlice?.length ?? (task.inner?.length ?? 0) * 10_000;
+}
+
+/** An aborted task says what ran out of time, not just "AbortError". */
+function deadlineError(what: string): (error: unknown) => never {
+  return (error) => {
+    if ((error as Error | null)?.name === "AbortError") throw new Error(`${what}: the worker did not finish before its deadline and was stopped`);
+    throw error;
   };
 }
 

@@ -17,7 +17,7 @@ export interface SpillSettings extends SpillTarget {
 }
 
 /** Test-only fault to inject inside the worker. */
-export type TaskFault = "throw" | "exit";
+export type TaskFault = "throw" | "exit" | "hang";
 
 /** A line of the session file the worker reads itself, and what the plan says it holds. */
 export interface ExpectedLine {
