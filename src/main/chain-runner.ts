@@ -10,6 +10,7 @@ import type { ChainTask, ChainTaskResult } from "../workers/chain-task.js";
 import { runChainTask } from "../workers/run-chain-task.js";
 import { scanShard } from "../workers/scan-shard.js";
 import type { ShardScan, ShardTask } from "../workers/scan-task.js";
+import { decodeShardScan, type ShardScanWire } from "../workers/shard-codec.js";
 
 export interface ChainRunner {
   /** Worker threads in the pool; 0 = inline on the calling thread. */
@@ -61,7 +62,7 @@ function poolRunner(workers: number, deadlineMs: (bytes: number) => number): Cha
       const transferList = task.encodedSlice ? [task.encodedSlice.buffer as ArrayBuffer] : [];
       return timed<ChainTaskResult>(task, chainTaskBytes(task), transferList).catch(deadlineError(`chain ${task.chainStart}`));
     },
-    scan: (task) => timed<ShardScan>(task, task.end - task.start, []).catch(deadlineError(`shard at byte ${task.start}`)),
+    scan: (task) => timed<ShardScanWire>(task, task.end - task.start, []).then(decodeShardScan, deadlineError(`shard at byte ${task.start}`)),
     close: () => pool.destroy(),
   };
 }

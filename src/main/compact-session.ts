@@ -26,7 +26,7 @@ import { DEFAULT_COMPACT_OPTIONS, type CompactOptions } from "./compact-options.
 import { buildCompactReport, type CompactReport } from "./compact-report.js";
 import { compressEligible, type ChainProgress } from "./compress-eligible.js";
 import type { OpenChainInput } from "./compress-open-chain.js";
-import { measureContextCooperatively } from "./context-size.js";
+import { measureContextCooperatively, type ContextSize } from "./context-size.js";
 import { driveSteps } from "./cooperative.js";
 import { DiagnosticSink } from "./diagnostic-sink.js";
 import { fileSliceOf } from "./file-slice.js";
@@ -61,7 +61,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
   const model = await modelOfCooperatively(loaded);
   const isProtected = makeProtectionPredicate(options);
   const renderOptions = { isProtected, recoveryGraceTurns: options.recoveryGraceTurns };
-  const before = await measureContextCooperatively(model, renderOptions);
+  let before: ContextSize | undefined;
   const chains = await driveSteps(detectChainsSteps(model.messages, isProtected));
   const graceKeys = await driveSteps(recoveryGraceKeysSteps(model.messages, options.recoveryGraceTurns));
   // Chains behind pi's latest compaction save no context, only grow the file: left out by default.
@@ -82,9 +82,13 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       runner: params.runner,
       ...(loaded.lightened ? { fileSlice: (inner: readonly AgentMessage[]) => fileSliceOf(model, inner) } : {}),
       ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
+      // Measured while the first chains run; nothing has been committed yet.
+      whileFirstChainsRun: async () => void (before = await measureContextCooperatively(model, renderOptions)),
       ...(params.faultFor ? { faultFor: params.faultFor } : {}),
       ...openChainInput(model, options, isProtected),
     });
+    // compressEligible always runs the hook; this only keeps the type honest.
+    before ??= await measureContextCooperatively(model, renderOptions);
     const after = await measureContextCooperatively(model, renderOptions);
     const load = monitor.stop();
     return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, wallMs: performance.now() - started, load, hiddenByCompaction });

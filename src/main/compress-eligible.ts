@@ -49,8 +49,13 @@ export interface CompressEligibleDeps {
    */
   fileSlice?: (inner: readonly AgentMessage[]) => FileSlice;
   now?: () => number;
-  /** Chains dispatched but not yet committed; bounds memory (default: 2 × workers, at least one group). */
+  /** Chains dispatched but not yet committed; bounds memory (default: one commit group plus 2 × workers). */
   maxInFlight?: number;
+  /**
+   * Main-thread work to do while the first chains run in the workers, before anything is
+   * committed (the compaction's "before" context measure): it overlaps the pool's work.
+   */
+  whileFirstChainsRun?: () => Promise<void>;
   /** Called after each chain's commit decision, in chain order. */
   onChainDone?: (progress: ChainProgress) => void;
   /** Test-only: a fault to inject into the worker for a chain. */
@@ -90,20 +95,23 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
     now: deps.now ?? Date.now,
   };
   // The group size must not depend on the worker count (see COMMIT_GROUP_SIZE).
-  const window = Math.max(deps.maxInFlight ?? Math.max(COMMIT_GROUP_SIZE, deps.runner.workers * 2), 1);
+  // A group plus a few chains per worker: the pool keeps working while a group is committed.
+  const window = Math.max(deps.maxInFlight ?? COMMIT_GROUP_SIZE + deps.runner.workers * 2, 1);
   const groupSize = Math.min(COMMIT_GROUP_SIZE, window);
   const pending = new Map<number, Promise<TaskOutcome>>();
   const compressedEntries: ChainCompressionEntry[] = [];
   let dispatched = 0;
+  const dispatchUpTo = (end: number) => {
+    for (; dispatched < plans.length && dispatched < end; dispatched++) pending.set(dispatched, dispatch(deps, plans[dispatched]!, stats));
+  };
+  dispatchUpTo(window);
+  await deps.whileFirstChainsRun?.();
   for (let first = 0; first < plans.length; first += groupSize) {
     const last = Math.min(first + groupSize, plans.length);
     const items: GroupItem[] = [];
     for (let i = first; i < last; i++) {
       // Keep the pool busy: dispatch ahead, never more than `window` uncommitted chains.
-      while (dispatched < plans.length && dispatched < Math.max(i + 1, first + window)) {
-        pending.set(dispatched, dispatch(deps, plans[dispatched]!, stats));
-        dispatched++;
-      }
+      dispatchUpTo(Math.max(i + 1, first + window));
       items.push(toItem(plans[i]!, await pending.get(i)!));
       pending.delete(i);
     }

@@ -8,8 +8,9 @@
 import type { ChainTask, ChainTaskResult } from "./chain-task.js";
 import { runChainTask } from "./run-chain-task.js";
 import { scanShard } from "./scan-shard.js";
-import type { ShardScan, ShardTask } from "./scan-task.js";
+import type { ShardTask } from "./scan-task.js";
+import { encodeShardScan, type ShardScanWire } from "./shard-codec.js";
 
-export default async function runWorkerTask(task: ChainTask | ShardTask): Promise<ChainTaskResult | ShardScan> {
-  return "kind" in task && task.kind === "scan-shard" ? scanShard(task) : runChainTask(task as ChainTask);
+export default async function runWorkerTask(task: ChainTask | ShardTask): Promise<ChainTaskResult | ShardScanWire> {
+  return "kind" in task && task.kind === "scan-shard" ? encodeShardScan(scanShard(task)) : runChainTask(task as ChainTask);
 }

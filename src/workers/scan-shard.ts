@@ -4,7 +4,7 @@
  */
 
 import { performance } from "node:perf_hooks";
-import { lightenInPlace, realJsonLength } from "../core/light-value.js";
+import { lightenInPlace } from "../core/light-value.js";
 import { readRange, withReadFd } from "../io/read-range.js";
 import { classifyLine, isRecord, type LineResult } from "../io/session-line.js";
 import type { ScannedLine, ShardScan, ShardTask } from "./scan-task.js";
@@ -43,7 +43,9 @@ function valuesOf(result: LineResult): unknown[] {
 /** Lightens an entry in place; returns its message's real JSON length for a message entry. */
 function lightenValue(value: unknown): number | undefined {
   if (!isRecord(value)) return undefined;
-  lightenInPlace(value);
   const message = value.type === "message" ? value.message : undefined;
-  return typeof message === "object" && message !== null ? realJsonLength(message) : undefined;
+  // The message first, measured while it is lightened; the rest of the entry is small by then.
+  const chars = typeof message === "object" && message !== null ? lightenInPlace(message) : undefined;
+  lightenInPlace(value);
+  return chars;
 }
