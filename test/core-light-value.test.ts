@@ -84,6 +84,24 @@ describe("lightenInPlace", () => {
   });
 });
 
+describe("lightenInPlace's measure", () => {
+  it("returns JSON.stringify(value).length of the value as it was, for any parsed JSON", () => {
+    const longish = fc.oneof(jsonHard, jsonHard.map((t) => t.repeat(20)));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, longish, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("node"), { maxLength: 5 }), fc.dictionary(jsonHard, tie("node"), { maxKeys: 5 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        const parsed = JSON.parse(JSON.stringify(v)) as unknown;
+        const expected = JSON.stringify(parsed).length;
+        expect(lightenInPlace(parsed)).toBe(expected);
+        expect(realJsonLength(parsed)).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe("guardLightened", () => {
   it("makes serialising lightened data throw instead of writing placeholders", () => {
     const data = guardLightened({ toolCalls: [{ resultText: lightString("z".repeat(9000), 10) }] });
