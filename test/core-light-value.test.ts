@@ -39,7 +39,7 @@ describe("lightString", () => {
         expect(light.length).toBeLessThanOrEqual(Math.max(long.length, lead + 256 + 18));
         expect(realJsonLength(light)).toBe(JSON.stringify(long).length);
         // The head is intact, leading whitespace included.
-        expect(long.startsWith(light.slice(0, Math.min(light.length, lead + 200)))).toBe(true);
+        expect(long.startsWith(light.slice(0, Math.min(light.length, lead + LIGHT_KEEP_CHARS)))).toBe(true);
       }),
       { numRuns: 500 },
     );

@@ -3,17 +3,24 @@
  * outputs, file contents in arguments, thinking) were replaced where they were parsed, in a
  * worker, by a short placeholder. Everything planning reads survives: ids, names, timestamps,
  * roles, the shape of every object, `path` values up to PATH_MAX (protection globs match whole
- * paths), the first 256 characters after any leading whitespace (the `<compressed-chain` test,
- * 200-character args excerpts). The placeholder carries how many JSON characters it stands in
- * for, so a context measured on lightened messages equals the one measured on the real messages.
+ * paths), the first 64 characters of any string after its leading whitespace (the
+ * `<compressed-chain` test), and the first 256 inside tool-call arguments (a retry body quotes the
+ * first 200 JSON characters of a call's arguments). The placeholder carries how many JSON
+ * characters it stands in for, so a context measured on lightened messages equals the one
+ * measured on the real messages.
  *
  * A lightened value must never be written anywhere: it is an index, not the data.
  */
 
 /** Characters kept in front of a placeholder, after leading whitespace. */
-export const LIGHT_KEEP_CHARS = 256;
+export const LIGHT_KEEP_CHARS = 64;
+/** The same inside tool-call arguments (`arguments`, `input`, `args` of calls and records). */
+export const LIGHT_ARGS_KEEP_CHARS = 256;
 /** `path` values (what protection rules match) are kept whole up to this length (PATH_MAX). */
 export const LIGHT_PATH_MAX = 4096;
+
+/** Keys whose values are a tool call's arguments. */
+const ARGS_KEYS = new Set(["arguments", "input", "args"]);
 
 /** Placeholder delimiters: private-use code points, left as they are by JSON.stringify. */
 const OPEN = "\uE000";
@@ -22,13 +29,16 @@ const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 /** Longest placeholder: two delimiters and up to 16 digits. */
 const PLACEHOLDER_MAX_CHARS = 18;
 
-/** `text`, or its head plus a placeholder worth the JSON characters that were cut. */
-export function lightString(text: string, max = LIGHT_KEEP_CHARS, textJsonLength = jsonStringLength(text)): string {
+/**
+ * `text` when it has at most `max` characters, else its first `keep` characters (after leading
+ * whitespace) plus a placeholder worth the JSON characters that were cut.
+ */
+export function lightString(text: string, max = LIGHT_KEEP_CHARS, keep = Math.min(max, LIGHT_KEEP_CHARS), textJsonLength = jsonStringLength(text)): string {
   if (text.length <= max) return text;
   const lead = text.length - text.trimStart().length;
   // Nothing worth cutting (mostly leading whitespace): the text stays whole.
-  if (lead + LIGHT_KEEP_CHARS + PLACEHOLDER_MAX_CHARS >= text.length) return text;
-  const head = text.slice(0, lead + LIGHT_KEEP_CHARS);
+  if (lead + keep + PLACEHOLDER_MAX_CHARS >= text.length) return text;
+  const head = text.slice(0, lead + keep);
   // Computed on the exact strings, so escapes and a surrogate pair cut in half are accounted for;
   // the placeholder's own characters (delimiters and digits) are part of what it stands in for.
   const missing = textJsonLength - jsonStringLength(head) - OPEN.length - CLOSE.length;
@@ -53,15 +63,18 @@ export function jsonStringLength(text: string): number {
  * may nest deeper than the call stack.
  */
 export function lightenInPlace(value: unknown): number {
-  const stack: unknown[] = [];
-  lightChild(value, LIGHT_KEEP_CHARS, stack);
+  // Containers still to visit, and (parallel) whether each lies inside a tool call's arguments.
+  const queue: Queue = { nodes: [], inArgs: [] };
+  lightChild(value, LIGHT_KEEP_CHARS, LIGHT_KEEP_CHARS, queue, false);
   let length = childChars;
-  while (stack.length > 0) {
-    const node = stack.pop();
+  while (queue.nodes.length > 0) {
+    const node = queue.nodes.pop();
+    const args = queue.inArgs.pop()!;
+    const keep = args ? LIGHT_ARGS_KEEP_CHARS : LIGHT_KEEP_CHARS;
     if (Array.isArray(node)) {
       length += node.length > 0 ? node.length + 1 : 2; // brackets and commas
       for (let i = 0; i < node.length; i++) {
-        node[i] = lightChild(node[i], LIGHT_KEEP_CHARS, stack);
+        node[i] = lightChild(node[i], keep, keep, queue, args);
         length += childChars;
       }
     } else {
@@ -69,7 +82,9 @@ export function lightenInPlace(value: unknown): number {
       let keys = 0;
       // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
       for (const key in record) {
-        record[key] = lightChild(record[key], key === "path" ? LIGHT_PATH_MAX : LIGHT_KEEP_CHARS, stack);
+        const childArgs = args || ARGS_KEYS.has(key);
+        const max = key === "path" ? LIGHT_PATH_MAX : childArgs ? LIGHT_ARGS_KEEP_CHARS : LIGHT_KEEP_CHARS;
+        record[key] = lightChild(record[key], max, childArgs ? LIGHT_ARGS_KEEP_CHARS : LIGHT_KEEP_CHARS, queue, childArgs);
         length += keyJsonLength(key) + 1 + childChars;
         keys++;
       }
@@ -82,17 +97,23 @@ export function lightenInPlace(value: unknown): number {
 /** JSON characters the last `lightChild` counted (a module variable: no object per node on this hot path). */
 let childChars = 0;
 
+interface Queue {
+  nodes: unknown[];
+  inArgs: boolean[];
+}
+
 /**
- * A child lightened (a string) or queued for a visit (a container, counted when visited); sets
- * `childChars` to the JSON characters it adds by itself.
+ * A child lightened (a string) or queued (a container, counted when visited); sets `childChars`
+ * to the JSON characters it adds by itself.
  */
-function lightChild(child: unknown, max: number, stack: unknown[]): unknown {
+function lightChild(child: unknown, max: number, keep: number, queue: Queue, inArgs: boolean): unknown {
   if (typeof child === "string") {
     childChars = jsonStringLength(child);
-    return child.length > max ? lightString(child, max, childChars) : child;
+    return child.length > max ? lightString(child, max, keep, childChars) : child;
   }
   if (typeof child === "object" && child !== null) {
-    stack.push(child);
+    queue.nodes.push(child);
+    queue.inArgs.push(inArgs);
     childChars = 0;
     return child;
   }
