@@ -88,7 +88,7 @@ describe("lightenInPlace's measure", () => {
   it("returns JSON.stringify(value).length of the value as it was, for any parsed JSON", () => {
     const longish = fc.oneof(jsonHard, jsonHard.map((t) => t.repeat(20)));
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: "small" }, longish, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("node"), { maxLength: 5 }), fc.dictionary(jsonHard, tie("node"), { maxKeys: 5 })),
+      node: fc.oneof({ depthSize: "small" }, longish, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("node"), { maxLength: 5 }), fc.dictionary(fc.oneof(jsonHard, fc.constantFrom("text", "content", "arguments", "path", "id")), tie("node"), { maxKeys: 5 })),
     })).node;
     fc.assert(
       fc.property(value, (v) => {
@@ -99,6 +99,28 @@ describe("lightenInPlace's measure", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("what is never lightened", () => {
+  it("identifiers, names, timestamps and a session header stay exact whatever their length (found by the fuzz: a 360-character session id)", () => {
+    const long = (c: string) => c.repeat(500);
+    const header = { type: "session", version: 3, id: long("x"), timestamp: "t", cwd: long("/") };
+    const entry = {
+      type: "message",
+      id: long("i"),
+      parentId: long("p"),
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "toolResult", toolCallId: long("c"), toolName: long("n"), content: [{ type: "text", text: long("o") }], isError: false, timestamp: 1 },
+    };
+    const chain = { type: "custom", customType: "context-prune-chain", id: "e", parentId: null, timestamp: "t", data: { blockId: "b1", droppedToolCallIds: [long("d")], toolRefs: ["t1"], rangeSummaryText: long("s") } };
+    const [h, e, c] = [structuredClone(header), structuredClone(entry), structuredClone(chain)];
+    for (const value of [h, e, c]) lightenInPlace(value);
+    expect(h).toEqual(header);
+    expect({ ...e, message: { ...e.message, content: undefined } }).toEqual({ ...entry, message: { ...entry.message, content: undefined } });
+    expect(e.message.content[0]!.text.length).toBeLessThan(100);
+    expect(c.data.droppedToolCallIds).toEqual(chain.data.droppedToolCallIds);
+    expect(c.data.rangeSummaryText.length).toBeLessThan(100);
   });
 });
 

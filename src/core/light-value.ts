@@ -1,13 +1,14 @@
 /**
- * Lightened entries: the main thread plans a compaction from entries whose long strings (tool
- * outputs, file contents in arguments, thinking) were replaced where they were parsed, in a
- * worker, by a short placeholder. Everything planning reads survives: ids, names, timestamps,
- * roles, the shape of every object, `path` values up to PATH_MAX (protection globs match whole
- * paths), the first 64 characters of any string after its leading whitespace (the
- * `<compressed-chain` test), and the first 256 inside tool-call arguments (a retry body quotes the
- * first 200 JSON characters of a call's arguments). The placeholder carries how many JSON
- * characters it stands in for, so a context measured on lightened messages equals the one
- * measured on the real messages.
+ * Lightened entries: the main thread plans a compaction from entries whose bulky strings (tool
+ * outputs, message texts and thinking, file contents in arguments, image data) were replaced
+ * where they were parsed, in a worker, by a short placeholder. Only strings known to be bulk are
+ * lightened; identifiers, names, paths, timestamps and every other field stay exactly as they are
+ * (an id or a session id that changed would change what is written). A lightened string keeps its
+ * first 64 characters after leading whitespace (the `<compressed-chain` test), 256 inside
+ * tool-call arguments (a retry body quotes the first 200 JSON characters of a call's arguments),
+ * and a `path` argument up to PATH_MAX stays whole (protection globs match whole paths). The
+ * placeholder carries how many JSON characters it stands in for, so a context measured on
+ * lightened messages equals the one measured on the real messages.
  *
  * A lightened value must never be written anywhere: it is an index, not the data.
  */
@@ -19,8 +20,10 @@ export const LIGHT_ARGS_KEEP_CHARS = 256;
 /** `path` values (what protection rules match) are kept whole up to this length (PATH_MAX). */
 export const LIGHT_PATH_MAX = 4096;
 
-/** Keys whose values are a tool call's arguments. */
+/** Keys whose values are a tool call's arguments: every string inside may be lightened. */
 const ARGS_KEYS = new Set(["arguments", "input", "args"]);
+/** Keys whose string values are bulk text, never an identifier. */
+const BULK_KEYS = new Set(["text", "thinking", "thinkingSignature", "signature", "content", "data", "resultText", "resultPreview", "rangeSummaryText", "summary"]);
 
 /** Placeholder delimiters: private-use code points, left as they are by JSON.stringify. */
 const OPEN = "\uE000";
@@ -65,16 +68,15 @@ export function jsonStringLength(text: string): number {
 export function lightenInPlace(value: unknown): number {
   // Containers still to visit, and (parallel) whether each lies inside a tool call's arguments.
   const queue: Queue = { nodes: [], inArgs: [] };
-  lightChild(value, LIGHT_KEEP_CHARS, LIGHT_KEEP_CHARS, queue, false);
+  lightChild(value, NEVER, queue, false);
   let length = childChars;
   while (queue.nodes.length > 0) {
     const node = queue.nodes.pop();
     const args = queue.inArgs.pop()!;
-    const keep = args ? LIGHT_ARGS_KEEP_CHARS : LIGHT_KEEP_CHARS;
     if (Array.isArray(node)) {
       length += node.length > 0 ? node.length + 1 : 2; // brackets and commas
       for (let i = 0; i < node.length; i++) {
-        node[i] = lightChild(node[i], keep, keep, queue, args);
+        node[i] = lightChild(node[i], args ? IN_ARGS : NEVER, queue, args);
         length += childChars;
       }
     } else {
@@ -83,8 +85,8 @@ export function lightenInPlace(value: unknown): number {
       // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
       for (const key in record) {
         const childArgs = args || ARGS_KEYS.has(key);
-        const max = key === "path" ? LIGHT_PATH_MAX : childArgs ? LIGHT_ARGS_KEEP_CHARS : LIGHT_KEEP_CHARS;
-        record[key] = lightChild(record[key], max, childArgs ? LIGHT_ARGS_KEEP_CHARS : LIGHT_KEEP_CHARS, queue, childArgs);
+        const rule = childArgs ? (key === "path" ? PATH : IN_ARGS) : BULK_KEYS.has(key) ? BULK : NEVER;
+        record[key] = lightChild(record[key], rule, queue, childArgs);
         length += keyJsonLength(key) + 1 + childChars;
         keys++;
       }
@@ -93,6 +95,16 @@ export function lightenInPlace(value: unknown): number {
   }
   return length;
 }
+
+/** When a string is lightened: above `max` characters, keeping `keep`. */
+interface Rule {
+  max: number;
+  keep: number;
+}
+const NEVER: Rule = { max: Number.POSITIVE_INFINITY, keep: 0 };
+const BULK: Rule = { max: LIGHT_KEEP_CHARS, keep: LIGHT_KEEP_CHARS };
+const IN_ARGS: Rule = { max: LIGHT_ARGS_KEEP_CHARS, keep: LIGHT_ARGS_KEEP_CHARS };
+const PATH: Rule = { max: LIGHT_PATH_MAX, keep: LIGHT_ARGS_KEEP_CHARS };
 
 /** JSON characters the last `lightChild` counted (a module variable: no object per node on this hot path). */
 let childChars = 0;
@@ -103,13 +115,13 @@ interface Queue {
 }
 
 /**
- * A child lightened (a string) or queued (a container, counted when visited); sets `childChars`
- * to the JSON characters it adds by itself.
+ * A child lightened (a string, by `rule`) or queued (a container, counted when visited); sets
+ * `childChars` to the JSON characters it adds by itself.
  */
-function lightChild(child: unknown, max: number, keep: number, queue: Queue, inArgs: boolean): unknown {
+function lightChild(child: unknown, rule: Rule, queue: Queue, inArgs: boolean): unknown {
   if (typeof child === "string") {
     childChars = jsonStringLength(child);
-    return child.length > max ? lightString(child, max, keep, childChars) : child;
+    return child.length > rule.max ? lightString(child, rule.max, rule.keep, childChars) : child;
   }
   if (typeof child === "object" && child !== null) {
     queue.nodes.push(child);
