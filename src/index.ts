@@ -57,4 +57,4 @@ export type {
   ToolCallRecord,
 } from "./core/prune-types.js";
 export type { AgentMessage, SessionEntry, ToolResultMessage } from "./core/session-types.js";
-export type { ChainpressSettings } from "./extension/settings.js";
+export type { ChainpressSettings } from "./core/settings.js";

@@ -9,8 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadSettings, persistEnabled, resolveAgentDir } from "../src/extension/settings-file.js";
-import { DEFAULT_SETTINGS, mergeSettings } from "../src/extension/settings.js";
+import { loadSettings, persistEnabled, resolveAgentDir } from "../src/io/settings-file.js";
+import { DEFAULT_SETTINGS, mergeSettings } from "../src/core/settings.js";
 import { PiHost } from "./helpers/pi-host.js";
 
 const dirs: string[] = [];

@@ -9,7 +9,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pruneOptionsOf } from "../src/cli/read-model.js";
-import { DEFAULT_SETTINGS } from "../src/extension/settings.js";
+import { DEFAULT_SETTINGS } from "../src/core/settings.js";
 import { sessionStats } from "../src/cli/session-stats.js";
 import { SessionFileError } from "../src/io/session-errors.js";
 import { createChainRunner } from "../src/main/chain-runner.js";

@@ -9,7 +9,7 @@ import { makeProtectionPredicate } from "../core/protection.js";
 import type { PruneOptions } from "../core/render/prune-messages.js";
 import { formatReconstructWarning } from "../core/reconstruct.js";
 import { readSession } from "../io/read-session.js";
-import type { ChainpressSettings } from "../extension/settings.js";
+import type { ChainpressSettings } from "../core/settings.js";
 import { modelOf, type SessionModel } from "../main/session-model.js";
 import { CliError } from "./errors.js";
 import type { ProtectionFlags } from "./options.js";

@@ -5,8 +5,8 @@
  * this, `chainpress compact` archived outputs the user had protected in settings.json.
  */
 
-import type { ChainpressSettings } from "../extension/settings.js";
-import { loadSettings, resolveAgentDir, type LoadedSettings } from "../extension/settings-file.js";
+import type { ChainpressSettings } from "../core/settings.js";
+import { loadSettings, resolveAgentDir, type LoadedSettings } from "../io/settings-file.js";
 import { writeErr, type CliIo } from "./output.js";
 
 /** Settings for this run; their warnings (unknown keys, bad JSON) go to stderr. */

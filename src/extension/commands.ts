@@ -15,7 +15,7 @@ import type { CompressEligibleResult } from "../main/compress-eligible.js";
 import { passInput, runPass } from "./compress-pass.js";
 import { guard, notify } from "./report.js";
 import { branchBoundAppend, type Chainpress } from "./runtime.js";
-import { persistEnabled } from "./settings-file.js";
+import { persistEnabled } from "../io/settings-file.js";
 import type { Busy } from "./serial-queue.js";
 import { refreshStatusLine, statusReport } from "./status.js";
 

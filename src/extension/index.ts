@@ -21,7 +21,7 @@ import { handleTurnEnd } from "./open-chain-step.js";
 import { registerQueryTool } from "./query-tool.js";
 import { guard, notify } from "./report.js";
 import { applySettings, createRuntime, type Chainpress, type ChainpressOptions } from "./runtime.js";
-import { loadSettings, resolveAgentDir } from "./settings-file.js";
+import { loadSettings, resolveAgentDir } from "../io/settings-file.js";
 import { refreshStatusLine } from "./status.js";
 
 /** How long session_shutdown waits for a running flush before closing the pool anyway. */

@@ -12,8 +12,8 @@ import { yieldToEventLoop } from "./event-loop.js";
 import { PersistGate } from "./persist-gate.js";
 import { LazyRunner, type RunnerFactory } from "./runner-pool.js";
 import { SerialQueue } from "./serial-queue.js";
-import type { ChainpressSettings, MergeResult } from "./settings.js";
-import { DEFAULT_SETTINGS } from "./settings.js";
+import type { ChainpressSettings, MergeResult } from "../core/settings.js";
+import { DEFAULT_SETTINGS } from "../core/settings.js";
 import { StateHolder } from "./state-holder.js";
 
 export interface Chainpress {

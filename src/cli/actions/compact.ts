@@ -9,10 +9,10 @@ import { compactOne, type CompactFlags, type SessionOutcome } from "../compact-o
 import type { SessionSource } from "../live-session.js";
 import { CliError, UsageError } from "../errors.js";
 import { colorsEnabled, writeErr, writeOut, type CliIo } from "../output.js";
-import type { ChainpressSettings } from "../../extension/settings.js";
+import type { ChainpressSettings } from "../../core/settings.js";
 import { capWorkers } from "../options.js";
 import { loadCliSettings, settingsJson, settingsLine } from "../settings.js";
-import type { LoadedSettings } from "../../extension/settings-file.js";
+import type { LoadedSettings } from "../../io/settings-file.js";
 import { createProgress, type ProgressSink, type SessionStart } from "../progress.js";
 import { expandSessionPaths } from "../session-files.js";
 import { formatOutcome, formatTotals, runTotals } from "../summary.js";

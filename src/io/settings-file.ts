@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { layerSettings, mergeSettings, SETTINGS_KEY, type MergeResult } from "./settings.js";
+import { layerSettings, mergeSettings, SETTINGS_KEY, type MergeResult } from "../core/settings.js";
 
 /** pi's agent folder: `$PI_CODING_AGENT_DIR` (with `~` expanded) or `~/.pi/agent`, as pi resolves it. */
 export function resolveAgentDir(env: NodeJS.ProcessEnv = process.env): string {

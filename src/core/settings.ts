@@ -13,8 +13,8 @@ import {
   DEFAULT_ROLLING_WINDOW,
   DEFAULT_SPILL_PREVIEW_BYTES,
   DEFAULT_SPILL_THRESHOLD,
-} from "../core/defaults.js";
-import { DEFAULT_OPEN_CHAIN_SETTINGS, type OpenChainSettings } from "../core/open-chain-policy.js";
+} from "./defaults.js";
+import { DEFAULT_OPEN_CHAIN_SETTINGS, type OpenChainSettings } from "./open-chain-policy.js";
 
 /** The key chainpress owns in pi's settings.json. */
 export const SETTINGS_KEY = "chainpress";
