@@ -12,7 +12,7 @@ import { SpanIndex } from "../core/span-index.js";
 import type { ChainTask, ChainTaskResult, FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
-import { commitGroup, type CommitContext, type GroupItem } from "./commit-group.js";
+import { commitGroup, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
 import { msgpackAlters } from "../core/well-formed.js";
 import { encodeSlice } from "./encode-slice.js";
@@ -94,12 +94,46 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
     diagnostics: deps.diagnostics,
     now: deps.now ?? Date.now,
   };
+  const compressedEntries: ChainCompressionEntry[] = [];
+  await runAndCommit(deps, plans, ctx, stats, (items, outcomes) => {
+    outcomes.forEach((outcome, k) => {
+      if (!outcome.entry) {
+        skipped.push(skipOf(outcome));
+        return;
+      }
+      compressedEntries.push(outcome.entry);
+      const work = items[k]!.work;
+      if (work && "timings" in work) stats.addTask(work as ChainTaskResult);
+    });
+  });
+  if (!deps.openChain) return { compressedEntries, skipped, stats };
+  // After the closed chains: its refs come after theirs, for any worker count.
+  let work: ChainTaskResult | undefined;
+  const openChain = await compressOpenChain(deps.openChain, deps.messages, deps.graceKeys ?? new Set(), ctx, async (plan) => {
+    const outcome = await dispatch(deps, plan, stats);
+    if (!outcome.ok) throw outcome.error;
+    return (work = outcome.result!);
+  });
+  if (work && openChain.refs.length > 0) stats.addTask(work);
+  return { compressedEntries, skipped, stats, openChain };
+}
+
+/**
+ * Runs the plans on the pool and commits them strictly in chain order, a group at a time, with at
+ * most `window` chains dispatched and not yet committed; `onGroup` hears each group's outcomes.
+ */
+async function runAndCommit(
+  deps: CompressEligibleDeps,
+  plans: ChainPlan[],
+  ctx: CommitContext,
+  stats: CompressStats,
+  onGroup: (items: GroupItem[], outcomes: GroupOutcome[]) => void,
+): Promise<void> {
   // The group size must not depend on the worker count (see COMMIT_GROUP_SIZE).
   // A group plus a few chains per worker: the pool keeps working while a group is committed.
   const window = Math.max(deps.maxInFlight ?? COMMIT_GROUP_SIZE + deps.runner.workers * 2, 1);
   const groupSize = Math.min(COMMIT_GROUP_SIZE, window);
   const pending = new Map<number, Promise<TaskOutcome>>();
-  const compressedEntries: ChainCompressionEntry[] = [];
   let dispatched = 0;
   const dispatchUpTo = (end: number) => {
     for (; dispatched < plans.length && dispatched < end; dispatched++) pending.set(dispatched, dispatch(deps, plans[dispatched]!, stats));
@@ -115,31 +149,17 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
       items.push(toItem(plans[i]!, await pending.get(i)!));
       pending.delete(i);
     }
-    const outcomes = await commitGroup(ctx, items);
-    outcomes.forEach((outcome, k) => {
-      if (!outcome.entry) {
-        const skip: ChainSkip = { startUserTimestamp: outcome.plan.chain.startUserTimestamp, reason: "no-summary", cause: outcome.failure! };
-        if (outcome.failed) skip.failed = true;
-        if (outcome.plan.kind === "skip" && outcome.plan.permanent) skip.permanent = true;
-        skipped.push(skip);
-        return;
-      }
-      compressedEntries.push(outcome.entry);
-      const work = items[k]!.work;
-      if (work && "timings" in work) stats.addTask(work as ChainTaskResult);
-    });
+    onGroup(items, await commitGroup(ctx, items));
     deps.onChainDone?.({ done: last, total: plans.length, archivedChars: stats.archivedChars });
   }
-  if (!deps.openChain) return { compressedEntries, skipped, stats };
-  // After the closed chains: its refs come after theirs, for any worker count.
-  let work: ChainTaskResult | undefined;
-  const openChain = await compressOpenChain(deps.openChain, deps.messages, deps.graceKeys ?? new Set(), ctx, async (plan) => {
-    const outcome = await dispatch(deps, plan, stats);
-    if (!outcome.ok) throw outcome.error;
-    return (work = outcome.result!);
-  });
-  if (work && openChain.refs.length > 0) stats.addTask(work);
-  return { compressedEntries, skipped, stats, openChain };
+}
+
+/** Why a chain that was not compressed stays as it is. */
+function skipOf(outcome: GroupOutcome): ChainSkip {
+  const skip: ChainSkip = { startUserTimestamp: outcome.plan.chain.startUserTimestamp, reason: "no-summary", cause: outcome.failure! };
+  if (outcome.failed) skip.failed = true;
+  if (outcome.plan.kind === "skip" && outcome.plan.permanent) skip.permanent = true;
+  return skip;
 }
 
 /** Plans every eligible chain in chain order, handing the event loop back between chains when due. */
