@@ -88,7 +88,7 @@ describe("lightenInPlace's measure", () => {
   it("returns JSON.stringify(value).length of the value as it was, for any parsed JSON", () => {
     const longish = fc.oneof(jsonHard, jsonHard.map((t) => t.repeat(20)));
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: "small" }, longish, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("node"), { maxLength: 5 }), fc.dictionary(fc.oneof(jsonHard, fc.constantFrom("text", "content", "arguments", "path", "id")), tie("node"), { maxKeys: 5 })),
+      node: fc.oneof({ depthSize: "small" }, longish, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("node"), { maxLength: 5 }), fc.dictionary(fc.oneof(jsonHard, fc.constantFrom("text", "content", "arguments", "path", "id", "usage")), tie("node"), { maxKeys: 5 })),
     })).node;
     fc.assert(
       fc.property(value, (v) => {

@@ -22,6 +22,9 @@ export const LIGHT_PATH_MAX = 4096;
 
 /** Keys whose values are a tool call's arguments: every string inside may be lightened. */
 const ARGS_KEYS = new Set(["arguments", "input", "args"]);
+/** Keys whose whole value planning never reads: an object there becomes one placeholder string. */
+const SUBTREE_KEYS = new Set(["usage"]);
+const MIN_SUBTREE_CHARS = 32;
 /** Keys whose string values are bulk text, never an identifier. */
 const BULK_KEYS = new Set(["text", "thinking", "thinkingSignature", "signature", "content", "data", "resultText", "resultPreview", "rangeSummaryText", "summary"]);
 
@@ -42,12 +45,19 @@ export function lightString(text: string, max = LIGHT_KEEP_CHARS, keep = Math.mi
   // Nothing worth cutting (mostly leading whitespace): the text stays whole.
   if (lead + keep + PLACEHOLDER_MAX_CHARS >= text.length) return text;
   const head = text.slice(0, lead + keep);
-  // Computed on the exact strings, so escapes and a surrogate pair cut in half are accounted for;
-  // the placeholder's own characters (delimiters and digits) are part of what it stands in for.
-  const missing = textJsonLength - jsonStringLength(head) - OPEN.length - CLOSE.length;
+  // Computed on the exact strings, so escapes and a surrogate pair cut in half are accounted for.
+  return `${head}${placeholderWorth(textJsonLength - jsonStringLength(head))}`;
+}
+
+/**
+ * A placeholder standing for `extra` JSON characters, its own included: its length plus the
+ * number it carries is `extra`.
+ */
+function placeholderWorth(extra: number): string {
+  const missing = extra - OPEN.length - CLOSE.length;
   let digits = 1;
   while (String(missing - digits).length > digits) digits++;
-  return `${head}${OPEN}${String(missing - digits).padStart(digits, "0")}${CLOSE}`;
+  return `${OPEN}${String(missing - digits).padStart(digits, "0")}${CLOSE}`;
 }
 
 /**
@@ -84,6 +94,15 @@ export function lightenInPlace(value: unknown): number {
       let keys = 0;
       // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
       for (const key in record) {
+        const child = record[key];
+        const chars = SUBTREE_KEYS.has(key) && typeof child === "object" && child !== null ? JSON.stringify(child).length : 0;
+        // Only when the placeholder is shorter than what it replaces (it needs ~8 characters).
+        if (chars > MIN_SUBTREE_CHARS) {
+          record[key] = placeholderWorth(chars - 2); // the 2 quotes of the string that replaces it
+          length += keyJsonLength(key) + 1 + chars;
+          keys++;
+          continue;
+        }
         const childArgs = args || ARGS_KEYS.has(key);
         const rule = childArgs ? (key === "path" ? PATH : IN_ARGS) : BULK_KEYS.has(key) ? BULK : NEVER;
         record[key] = lightChild(record[key], rule, queue, childArgs);
