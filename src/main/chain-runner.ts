@@ -21,6 +21,13 @@ export interface ChainRunner {
   close(): Promise<void>;
 }
 
+/**
+ * Young generation of each worker thread. A worker's garbage is short-lived (a shard's or a
+ * chain's parsed lines): measured on 20x1M with 2 workers, 8 MB instead of V8's default cuts the
+ * process's peak RSS by ~15% (340 → 290 MB) at the same wall and CPU time.
+ */
+const WORKER_YOUNG_GENERATION_MB = 8;
+
 export interface RunnerOptions {
   /** Deadline of one task in a worker (default: `taskDeadlineMs` of its size). */
   deadlineMs?: (bytes: number) => number;
@@ -51,7 +58,13 @@ function inlineRunner(): ChainRunner {
 }
 
 function poolRunner(workers: number, deadlineMs: (bytes: number) => number): ChainRunner {
-  const pool = new Piscina({ filename: workerFile(), minThreads: workers, maxThreads: workers, idleTimeout: 5_000 });
+  const pool = new Piscina({
+    filename: workerFile(),
+    minThreads: workers,
+    maxThreads: workers,
+    idleTimeout: 5_000,
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+  });
   // Tasks wait here, not in piscina's queue, so a deadline starts when its task starts running.
   const slots = new Slots(workers);
   const timed = <T>(task: ChainTask | ShardTask, bytes: number, transferList: ArrayBuffer[]): Promise<T> =>
