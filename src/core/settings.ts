@@ -14,6 +14,7 @@ import {
   DEFAULT_SPILL_PREVIEW_BYTES,
   DEFAULT_SPILL_THRESHOLD,
 } from "./defaults.js";
+import { isObject } from "./entry-shapes.js";
 import { DEFAULT_OPEN_CHAIN_SETTINGS, type OpenChainSettings } from "./open-chain-policy.js";
 
 /** The key chainpress owns in pi's settings.json. */
@@ -81,10 +82,6 @@ const NUMBER_MINIMUM: Record<string, number> = {
   "openChains.minReclaimTokens": 0,
 };
 
-function isPlainObjectValue(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * The raw `chainpress` value pi's SettingsManager hands an extension: the project's
  * `.pi/settings.json` over the global one, merged as pi merges settings: when both are objects
@@ -93,7 +90,7 @@ function isPlainObjectValue(value: unknown): value is Record<string, unknown> {
  */
 export function layerSettings(globalRaw: unknown, projectRaw: unknown): unknown {
   if (projectRaw === undefined) return globalRaw;
-  if (isPlainObjectValue(globalRaw) && isPlainObjectValue(projectRaw)) return { ...globalRaw, ...projectRaw };
+  if (isObject(globalRaw) && isObject(projectRaw)) return { ...globalRaw, ...projectRaw };
   return projectRaw;
 }
 
@@ -105,19 +102,15 @@ export function mergeSettings(raw: unknown): MergeResult {
   return { settings, warnings };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function mergeObject(target: Record<string, unknown>, raw: unknown, path: string, warnings: string[]): void {
-  if (!isPlainObject(raw)) {
+  if (!isObject(raw)) {
     warnings.push(`${path}: expected an object, got ${describe(raw)}; defaults kept`);
     return;
   }
   for (const [key, value] of Object.entries(raw)) {
     const keyPath = `${path}.${key}`;
     if (!(key in target)) warnings.push(`${keyPath}: unknown setting ignored`);
-    else if (isPlainObject(target[key])) mergeObject(target[key] as Record<string, unknown>, value, keyPath, warnings);
+    else if (isObject(target[key])) mergeObject(target[key] as Record<string, unknown>, value, keyPath, warnings);
     else {
       const checked = checkLeaf(target[key], value, keyPath.slice(SETTINGS_KEY.length + 1));
       if (checked.ok) target[key] = checked.value;

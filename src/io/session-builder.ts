@@ -13,7 +13,8 @@ import {
 } from "../core/session-migrate.js";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../core/session-types.js";
 import { SessionFileError, sessionWarning, type SessionWarning } from "./session-errors.js";
-import { isRecord, type LineResult } from "./session-line.js";
+import { isObject } from "../core/entry-shapes.js";
+import type { LineResult } from "./session-line.js";
 
 /** Where one physical line lies in the file. */
 export interface LineMeta {
@@ -159,7 +160,7 @@ export class SessionBuilder {
       this.header = this.asHeader(value, meta.line);
       return;
     }
-    if (!isRecord(value) || typeof value.type !== "string") {
+    if (!isObject(value) || typeof value.type !== "string") {
       this.malformed("not a session entry (no string `type`)", meta.line);
       return;
     }
@@ -184,7 +185,7 @@ export class SessionBuilder {
   }
 
   private asHeader(value: unknown, line: number): SessionHeader {
-    if (isRecord(value) && value.type === "session" && typeof value.id === "string") {
+    if (isObject(value) && value.type === "session" && typeof value.id === "string") {
       return value as SessionHeader;
     }
     throw new SessionFileError("not-a-session", this.file, 'first line is not a {"type":"session","id":…} header', line);

@@ -6,6 +6,7 @@
  * warning) is the session builder's decision, which needs the lines before it.
  */
 import { isUtf8 } from "node:buffer";
+import { isObject } from "../core/entry-shapes.js";
 
 export type LineResult =
   | { kind: "blank" }
@@ -61,7 +62,7 @@ export function splitJoinedEntries(text: string): Array<Record<string, unknown>>
   if (pieces === undefined) return undefined;
   try {
     const values = pieces.map((piece) => JSON.parse(piece) as unknown);
-    return values.every(isRecord) ? values : undefined;
+    return values.every(isObject) ? values : undefined;
   } catch {
     // Not a clean concatenation: the caller reports the line as malformed.
     return undefined;
@@ -79,8 +80,4 @@ export function joinedPieces(text: string): string[] | undefined {
   if (pieces.length === 0) return undefined;
   pieces.push(text.slice(start));
   return pieces;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

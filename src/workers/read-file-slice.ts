@@ -6,7 +6,8 @@
 
 import type { AgentMessage } from "../core/session-types.js";
 import { readRange, withReadFd } from "../io/read-range.js";
-import { classifyLine, isRecord } from "../io/session-line.js";
+import { isObject } from "../core/entry-shapes.js";
+import { classifyLine } from "../io/session-line.js";
 import type { ExpectedLine, FileSlice } from "./chain-task.js";
 
 /** Lines closer than this are read together, gap included: one read beats many small ones. */
@@ -45,8 +46,8 @@ function* readRuns(lines: readonly ExpectedLine[]): Generator<ExpectedLine[]> {
 
 function messageOf(bytes: Uint8Array, expected: ExpectedLine, file: string, chainStart: number): AgentMessage {
   const result = classifyLine(bytes, expected.byteOffset === 0);
-  const entry = result.kind === "value" && isRecord(result.value) ? result.value : undefined;
-  const message = entry?.type === "message" && isRecord(entry.message) ? entry.message : undefined;
+  const entry = result.kind === "value" && isObject(result.value) ? result.value : undefined;
+  const message = entry?.type === "message" && isObject(entry.message) ? entry.message : undefined;
   if (!entry || !message || entry.id !== expected.id || !matches(message, expected)) {
     throw new Error(`chain ${chainStart}: ${file}:${expected.line} is not the entry ${expected.id} the plan was made from (the file changed?)`);
   }

@@ -6,7 +6,8 @@
 import { performance } from "node:perf_hooks";
 import { lightenInPlace } from "../core/light-value.js";
 import { readRange, withReadFd } from "../io/read-range.js";
-import { classifyLine, isRecord, type LineResult } from "../io/session-line.js";
+import { isObject } from "../core/entry-shapes.js";
+import { classifyLine, type LineResult } from "../io/session-line.js";
 import type { ScannedLine, ShardScan, ShardTask } from "./scan-task.js";
 
 export function scanShard(task: ShardTask): ShardScan {
@@ -42,7 +43,7 @@ function valuesOf(result: LineResult): unknown[] {
 
 /** Lightens an entry in place; returns its message's real JSON length for a message entry. */
 function lightenValue(value: unknown): number | undefined {
-  if (!isRecord(value)) return undefined;
+  if (!isObject(value)) return undefined;
   const message = value.type === "message" ? value.message : undefined;
   // The message first, measured while it is lightened; the rest of the entry is small by then.
   const chars = typeof message === "object" && message !== null ? lightenInPlace(message) : undefined;
