@@ -18,9 +18,20 @@ function mixedSession(): SessionBuilder {
     if (c % 3 === 0) spec.push({ id: "reused", name: "bash", args: { command: "cat huge" }, output: `huge ${c} `.repeat(10000) });
     // An own `__proto__` key (JSON.parse makes one) must be archived as it is: msgpackr renames it.
     if (c === 5) spec.push({ id: "odd-keys", name: "bash", args: JSON.parse('{"__proto__":{"polluted":true},"constructor":"x","command":"odd"}'), output: "odd keys" });
+    // A big output whose result names another tool than its call: the spool hashed it with the
+    // result's name, the record's contentHash must use the call's.
+    if (c === 6) spec.push({ id: "renamed", name: "bash", args: { command: "cat big" }, output: `renamed ${c}\r\n  `.repeat(9000) });
     s.chain(`task ${c} ünïcode ✓`, spec);
   }
+  for (const line of s.lines as Array<{ message?: { role?: string; toolCallId?: string; toolName?: string } }>) {
+    if (line.message?.role === "toolResult" && line.message.toolCallId === "renamed") line.message.toolName = "read";
+  }
   return s;
+}
+
+/** The runner, counting how each chain task carried its span. */
+function countingRunner(runner: ChainRunner, kinds: string[]): ChainRunner {
+  return { ...runner, run: (task) => (kinds.push(task.spoolSlice ? "spool" : task.fileSlice ? "lines" : "messages"), runner.run(task)) };
 }
 
 /** Appended lines with the fields that legitimately vary masked out. */
@@ -48,27 +59,29 @@ afterAll(async () => {
 });
 
 describe("determinism", () => {
-  it("0, 1, 2 and 4 workers, on the file path and on the live (in-memory) path, append byte-identical lines and write identical spill files", async () => {
+  it("0, 1, 2 and 4 workers, on the file path (lines or spool) and on the live (in-memory) path, append byte-identical lines and write identical spill files", async () => {
     const builder = mixedSession();
     const results = [];
-    for (const path of ["file", "memory"] as const) {
+    for (const path of ["file", "spool", "memory"] as const) {
       for (const workers of [0, 1, 2, 4]) {
         const runner = createChainRunner(workers);
         runners.push(runner);
         const file = builder.writeTemp();
-        const { result } = await compressFile(file, { runner, path });
+        const kinds: string[] = [];
+        const { result } = await compressFile(file, { runner: countingRunner(runner, kinds), path });
         expect(result.compressedEntries).toHaveLength(8);
+        expect(new Set(kinds)).toEqual(new Set([{ file: "lines", spool: "spool", memory: "messages" }[path]]));
         results.push({ lines: appendedMasked(file, builder.lines.length), spills: spillFiles(file) });
       }
     }
-    expect(Object.keys(results[0]!.spills)).toHaveLength(3);
+    expect(Object.keys(results[0]!.spills)).toHaveLength(4);
     for (const other of results.slice(1)) {
       expect(other.lines).toEqual(results[0]!.lines);
       expect(other.spills).toEqual(results[0]!.spills);
     }
   });
 
-  it.each(["file", "memory"] as const)("archived args equal the session's exactly, odd keys included (%s path)", async (path) => {
+  it.each(["file", "spool", "memory"] as const)("archived args equal the session's exactly, odd keys included (%s path)", async (path) => {
     const builder = mixedSession();
     const file = builder.writeTemp();
     await compressFile(file, { workers: 1, path });

@@ -1,7 +1,8 @@
 // Persisted data builders and their JSON key order (UPSTREAM-FORMAT.md §1.1, §1.3, §2.1, §2.2).
 // Key order is compared through JSON.stringify output strings, which preserve insertion order.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildBackfilledIndexData, buildBackfilledRecord, buildChainEntry, buildRef } from "../src/core/chain-entry.js";
+import { backfilledIndexDataBytes, buildBackfilledIndexData, buildBackfilledRecord, buildChainEntry, buildRef } from "../src/core/chain-entry.js";
 import type { ChainRange } from "../src/core/prune-types.js";
 
 function range(opts: Partial<ChainRange> = {}): ChainRange {
@@ -122,6 +123,34 @@ describe("buildBackfilledIndexData", () => {
       '{"toolCalls":[{"toolCallId":"a","toolName":"bash","args":{},"resultText":"x","isError":false,"turnIndex":-1,"timestamp":7,"resultTimestamp":7}],' +
         '"backfilled":true,"refs":[{"shortId":"t1","toolCallId":"a","resultTimestamp":7}]}',
     );
+  });
+});
+
+describe("backfilledIndexDataBytes", () => {
+  /** Texts where UTF-8 and JSON differ most: escapes, multi-byte characters, lone surrogates. */
+  const text = fc
+    .array(fc.oneof(fc.string({ unit: "grapheme", maxLength: 12 }), fc.constantFrom('"', "\\", "\n", "\u0000", "\ud83d", "😀", "é", "€".repeat(300))), { maxLength: 60 })
+    .map((parts) => parts.join(""));
+  const record = fc.record({ id: fc.string({ maxLength: 8 }), text, arg: text, isError: fc.boolean(), at: fc.nat() });
+
+  it("is the UTF-8 of JSON.stringify of the same data, for any records and refs", () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 6 }), (inputs) => {
+        const records = inputs.map((r) =>
+          buildBackfilledRecord({ toolCallId: r.id, toolName: "bash", args: { command: r.arg }, resultText: r.text, isError: r.isError, resultTimestamp: r.at }),
+        );
+        const refs = inputs.map((r, i) => buildRef(`t${i + 1}`, r.id, r.at));
+        const expected = Buffer.from(JSON.stringify(buildBackfilledIndexData(records, refs)), "utf8");
+        expect(backfilledIndexDataBytes(records, refs).equals(expected)).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("grows past its first guess when nearly every character takes three bytes", () => {
+    const records = [buildBackfilledRecord({ toolCallId: "a", toolName: "bash", args: {}, resultText: "€".repeat(100_000), isError: false, resultTimestamp: 1 })];
+    const bytes = backfilledIndexDataBytes(records, []);
+    expect(bytes.toString("utf8")).toBe(JSON.stringify(buildBackfilledIndexData(records, [])));
   });
 });
 

@@ -3,6 +3,7 @@
  * (reference §1.1, §1.3, §2.1). Anything written to a session goes through here.
  */
 
+import { utf8Join } from "./utf8-join.js";
 import type { ChainCompressionEntry, ChainRange, IndexEntryData, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
 
 export interface ChainEntryInput {
@@ -36,6 +37,29 @@ export function buildChainEntry(input: ChainEntryInput): ChainCompressionEntry {
 /** The index entry written by the backfill: records, then the marker, then their refs. */
 export function buildBackfilledIndexData(records: ToolCallRecord[], refs: SummaryToolCallRef[]): IndexEntryData {
   return { toolCalls: records, backfilled: true, refs };
+}
+
+/**
+ * `JSON.stringify(buildBackfilledIndexData(records, refs))` as UTF-8, serialised one record at a
+ * time (the same bytes; a test holds them equal): the index entry of a ~1M-character chain is
+ * one of the largest strings a worker builds.
+ */
+export function backfilledIndexDataBytes(records: ToolCallRecord[], refs: SummaryToolCallRef[]): Buffer {
+  return indexDataBytesOf(
+    records.map((record) => [JSON.stringify(record)]),
+    refs,
+  );
+}
+
+/** The same, from each record's JSON given as parts (strings, or UTF-8 bytes already encoded). */
+export function indexDataBytesOf(recordJson: ReadonlyArray<ReadonlyArray<string | Uint8Array>>, refs: SummaryToolCallRef[]): Buffer {
+  const empty = JSON.stringify(buildBackfilledIndexData([], refs));
+  // `toolCalls` is the first key, so the first "[]" is its (empty) array.
+  const open = empty.indexOf("[]") + 1;
+  const parts: Array<string | Uint8Array> = [empty.slice(0, open)];
+  recordJson.forEach((record, i) => parts.push(i > 0 ? "," : "", ...record));
+  parts.push(empty.slice(open));
+  return utf8Join(parts);
 }
 
 export interface SpillFields {

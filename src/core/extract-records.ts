@@ -6,12 +6,13 @@
 
 import { contentText, extractionArgs, toolCallParts } from "./message-text.js";
 import { occurrenceKey } from "./occurrence-key.js";
-import type { AgentMessage, ToolResultMessage } from "./session-types.js";
+import type { AgentMessage, ToolCallPart, ToolResultMessage } from "./session-types.js";
 
 /** One extractable output found in a span. */
 export interface SpanOutput {
   key: string;
-  call: { name: string; args: unknown };
+  /** `message` and `part`: where the call is (the main thread looks up what the scan spooled). */
+  call: { name: string; args: unknown; message: AgentMessage; part: ToolCallPart };
   result: ToolResultMessage;
 }
 
@@ -25,12 +26,12 @@ export function* spanOutputs(
   protectedIds: ReadonlySet<string>,
   skip: (key: string) => boolean,
 ): Generator<SpanOutput> {
-  const calls = new Map<string, { name: string; args: unknown }>();
+  const calls = new Map<string, SpanOutput["call"]>();
   for (const message of inner) {
     if (message.role === "assistant") {
       for (const call of toolCallParts(message)) {
         // Same rule as detection: an output must be keyable and archivable to be extracted.
-        if (typeof call.id === "string" && call.id !== "" && typeof call.name === "string") calls.set(call.id, { name: call.name, args: extractionArgs(call) });
+        if (typeof call.id === "string" && call.id !== "" && typeof call.name === "string") calls.set(call.id, { name: call.name, args: extractionArgs(call), message, part: call });
       }
       continue;
     }

@@ -75,7 +75,24 @@ export function jsonStringLength(text: string): number {
  * characters whatever the visiting order). Object keys are never touched. Iterative: parsed JSON
  * may nest deeper than the call stack.
  */
-export function lightenInPlace(value: unknown): number {
+export function lightenInPlace(value: unknown, known?: KnownLength): number {
+  knownLength = known;
+  try {
+    return lightenWalk(value);
+  } finally {
+    knownLength = undefined;
+  }
+}
+
+/** A string whose JSON length the caller has already measured (it serialised it): not measured again. */
+export interface KnownLength {
+  text: string;
+  jsonLength: number;
+}
+
+let knownLength: KnownLength | undefined;
+
+function lightenWalk(value: unknown): number {
   // Containers still to visit, and (parallel) whether each lies inside a tool call's arguments.
   const queue: Queue = { nodes: [], inArgs: [] };
   lightChild(value, NEVER, queue, false);
@@ -139,7 +156,8 @@ interface Queue {
  */
 function lightChild(child: unknown, rule: Rule, queue: Queue, inArgs: boolean): unknown {
   if (typeof child === "string") {
-    childChars = jsonStringLength(child);
+    // The same string instance compares in O(1); another one of equal length rarely exists.
+    childChars = knownLength !== undefined && child === knownLength.text ? knownLength.jsonLength : jsonStringLength(child);
     return child.length > rule.max ? lightString(child, rule.max, rule.keep, childChars) : child;
   }
   if (typeof child === "object" && child !== null) {

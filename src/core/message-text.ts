@@ -12,7 +12,8 @@ export function contentText(content: unknown): string {
       texts.push((part as { text: string }).text);
     }
   }
-  return texts.join("\n");
+  // The one text itself, not a copy: the scan recognises it by identity (core/light-value.ts).
+  return texts.length === 1 ? texts[0]! : texts.join("\n");
 }
 
 /** The tool-call blocks of an assistant message (none for other roles or string content). */

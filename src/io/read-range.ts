@@ -15,7 +15,12 @@ let scratch: Buffer = Buffer.alloc(0);
  */
 export function readRange(fd: number, offset: number, length: number, file: string): Buffer {
   if (length <= SCRATCH_MAX_BYTES && scratch.length < length) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX_BYTES, Math.max(length, 2 * scratch.length)));
-  const buffer = length <= SCRATCH_MAX_BYTES ? scratch.subarray(0, length) : Buffer.allocUnsafe(length);
+  return readInto(fd, length <= SCRATCH_MAX_BYTES ? scratch.subarray(0, length) : Buffer.allocUnsafe(length), offset, file);
+}
+
+/** Fills `buffer` from `offset`; a file that ends first is an error (it shrank under us). */
+export function readInto(fd: number, buffer: Buffer, offset: number, file: string): Buffer {
+  const length = buffer.length;
   let done = 0;
   while (done < length) {
     const n = fs.readSync(fd, buffer, done, length - done, offset + done);

@@ -4,6 +4,7 @@
  * for the session lives here, whether the lines were parsed on this thread (read-session.ts) or
  * by workers (main/scan-session.ts).
  */
+import type { LineSpool } from "./spool.js";
 import {
   deterministicIdFactory,
   migrateEntries,
@@ -26,6 +27,8 @@ export interface LineMeta {
   bytes: number;
   /** False for a last line that has no trailing newline. */
   terminated: boolean;
+  /** What the shard scan spooled of the line's entry (io/spool.ts). */
+  spool?: LineSpool;
 }
 
 /** Where an entry came from; `messageChars` is set by the shard scan (JSON length of the entry's message). */
@@ -168,6 +171,7 @@ export class SessionBuilder {
     // Fields copied one by one: `meta` may carry the line's bytes, which must not stay alive.
     const place: EntryLocation = { line: meta.line, byteOffset: meta.byteOffset, bytes: meta.bytes, terminated: meta.terminated };
     if (messageChars !== undefined) place.messageChars = messageChars;
+    if (meta.spool !== undefined) place.spool = meta.spool;
     this.places.push(place);
   }
 

@@ -52,7 +52,7 @@ function inlineRunner(): ChainRunner {
     workers: 0,
     // An "exit" or "hang" fault would end or stop the whole process inline: inline it is a throw.
     run: (task) => runChainTask(task.fault === "exit" || task.fault === "hang" ? { ...task, fault: "throw" } : task),
-    scan: async (task) => scanShard(task),
+    scan: (task) => scanShard(task),
     close: async () => undefined,
   };
 }

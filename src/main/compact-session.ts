@@ -17,8 +17,9 @@ import { recoveryGraceKeysSteps } from "../core/select-eligible.js";
 import { SessionAppender, migrateFileInPlace } from "../io/append-session.js";
 import { readSession, type LoadedSession } from "../io/read-session.js";
 import { SessionFileError } from "../io/session-errors.js";
-import { CURRENT_SESSION_VERSION, type AgentMessage } from "../core/session-types.js";
+import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
 import { spillModesFor } from "../io/write-spill.js";
+import { createSpoolDir, removeSpoolDir, type SpoolSettings } from "../io/spool.js";
 import type { SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
@@ -29,7 +30,8 @@ import type { OpenChainInput } from "./compress-open-chain.js";
 import { measureContextCooperatively, type ContextSize } from "./context-size.js";
 import { driveSteps } from "./cooperative.js";
 import { DiagnosticSink } from "./diagnostic-sink.js";
-import { fileSliceOf } from "./file-slice.js";
+import type { DeterministicPlan } from "./plan-chains.js";
+import { taskSliceOf } from "./spool-slice.js";
 import { startLoadMonitor, type LoadMonitor } from "./load-monitor.js";
 import { scanSession } from "./scan-session.js";
 import { modelOfCooperatively, type SessionModel } from "./session-model.js";
@@ -41,6 +43,8 @@ export interface CompactSessionParams {
   onProgress?: (progress: ChainProgress) => void;
   /** Test-only fault injection, per chain. */
   faultFor?: (chain: ChainRange) => TaskFault | undefined;
+  /** False: chain tasks read the session's lines instead of the scan's spool (tests compare both). */
+  spool?: boolean;
 }
 
 export async function compactSession(params: CompactSessionParams): Promise<CompactReport> {
@@ -55,7 +59,17 @@ export async function compactSession(params: CompactSessionParams): Promise<Comp
 
 async function compactMonitored(params: CompactSessionParams, started: number, monitor: LoadMonitor): Promise<CompactReport> {
   const options = { ...DEFAULT_COMPACT_OPTIONS, ...params.options };
-  const { loaded, migrated } = await loadForCompaction(params.file, params.runner, options);
+  const spoolDir = params.spool === false ? undefined : spoolDirFor(params.file, options.dryRun);
+  try {
+    return await compactSpooled(params, options, spoolDir, started, monitor);
+  } finally {
+    if (spoolDir !== undefined) removeSpoolDir(spoolDir);
+  }
+}
+
+async function compactSpooled(params: CompactSessionParams, options: CompactOptions, spoolDir: string | undefined, started: number, monitor: LoadMonitor): Promise<CompactReport> {
+  const spool = spoolDir === undefined ? undefined : { dir: spoolDir, spillThreshold: options.spillThreshold, previewBytes: options.spillPreviewBytes };
+  const { loaded, migrated } = await loadForCompaction(params.file, params.runner, options, spool);
   // Each step below is linear in the entries and runs in slices: the event loop (a progress bar,
   // pi's UI) gets a turn every few milliseconds.
   const model = await modelOfCooperatively(loaded);
@@ -80,7 +94,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       diagnostics,
       spill: spillSettings(model, options, writer.blobDir),
       runner: params.runner,
-      ...(loaded.lightened ? { fileSlice: (inner: readonly AgentMessage[]) => fileSliceOf(model, inner) } : {}),
+      ...(loaded.lightened ? { fileSlice: (plan: DeterministicPlan) => taskSliceOf(model, plan, spool?.dir) } : {}),
       ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
       // Measured while the first chains run; nothing has been committed yet.
       whileFirstChainsRun: async () => void (before = await measureContextCooperatively(model, renderOptions)),
@@ -103,8 +117,9 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
  * (which needs every entry in full), then scanned like any other; a dry run, which must not
  * rewrite it, plans on the full entries in memory instead.
  */
-async function loadForCompaction(file: string, runner: ChainRunner, options: CompactOptions): Promise<{ loaded: LoadedSession; migrated: boolean }> {
-  const scanned = await scanSession(file, runner);
+async function loadForCompaction(file: string, runner: ChainRunner, options: CompactOptions, spool: SpoolSettings | undefined): Promise<{ loaded: LoadedSession; migrated: boolean }> {
+  const scanOptions = spool ? { spool } : {};
+  const scanned = await scanSession(file, runner, scanOptions);
   const joined = scanned.joinedLines[0];
   if (joined !== undefined && options.refuseJoinedLines) {
     throw new SessionFileError("joined-entries", file, "line holds entries glued together, which pi ignores", joined);
@@ -113,8 +128,24 @@ async function loadForCompaction(file: string, runner: ChainRunner, options: Com
   const full = await readSession(file);
   if (options.dryRun) return { loaded: full, migrated: false };
   await migrateFileInPlace(full, { dropTruncatedTail: options.dropTruncatedTail });
-  return { loaded: await scanSession(file, runner), migrated: true };
+  return { loaded: await scanSession(file, runner, scanOptions), migrated: true };
 }
+
+/**
+ * The compaction's spool folder: beside the session (same disk as the blobs, and a dry run must
+ * not write there, so it uses the temp folder). Where it cannot be made (a read-only folder), the
+ * chain tasks read the session's lines instead: slower, same bytes.
+ */
+function spoolDirFor(file: string, dryRun: boolean): string | undefined {
+  try {
+    return createSpoolDir(dryRun ? os.tmpdir() : path.dirname(path.resolve(file)), file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EPERM" || code === "EROFS" || code === "ENOSPC") return undefined;
+    throw error;
+  }
+}
+
 
 /** The chain a crashed or abandoned run left open, when the policy is on (issue 13). */
 function openChainInput(model: SessionModel, options: CompactOptions, isProtected: ProtectionPredicate): { openChain?: OpenChainInput } {

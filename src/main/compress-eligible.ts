@@ -44,10 +44,11 @@ export interface CompressEligibleDeps {
   spill: SpillSettings;
   runner: ChainRunner;
   /**
-   * The file path: where the span's messages lie in the session file. `messages` are then
-   * lightened (core/light-value.ts) and every chain's worker reads its real lines itself.
+   * The file path: where a plan's bulk lies, in the scan's spool or in the session file.
+   * `messages` are then lightened (core/light-value.ts) and every chain's worker fetches the real
+   * bytes itself.
    */
-  fileSlice?: (inner: readonly AgentMessage[]) => FileSlice;
+  fileSlice?: (plan: DeterministicPlan) => Pick<ChainTask, "fileSlice" | "spoolSlice">;
   now?: () => number;
   /** Chains dispatched but not yet committed; bounds memory (default: one commit group plus 2 × workers). */
   maxInFlight?: number;
@@ -195,9 +196,9 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
   const run = async (): Promise<ChainTaskResult> => {
     if (deps.fileSlice) {
-      const fileSlice = deps.fileSlice(plan.inner);
+      const slice = deps.fileSlice(plan);
       plan.inner = [];
-      return deps.runner.run(buildTask(deps, plan, { fileSlice }));
+      return deps.runner.run(buildTask(deps, plan, slice));
     }
     // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
     // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
@@ -214,7 +215,7 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
   );
 }
 
-function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice">): ChainTask {
+function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice" | "spoolSlice">): ChainTask {
   const task: ChainTask = {
     chainStart: plan.chain.startUserTimestamp,
     ...slice,

@@ -12,6 +12,7 @@ import { SessionBuilder, type LoadedSession } from "../io/session-builder.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { shardBounds } from "../io/shard-bounds.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../io/read-session.js";
+import type { SpoolSettings } from "../io/spool.js";
 import type { ShardScan } from "../workers/scan-task.js";
 import type { ChainRunner } from "./chain-runner.js";
 
@@ -24,6 +25,8 @@ const SCAN_YIELD_MS = 8;
 export interface ScanOptions {
   maxLineBytes?: number;
   shardBytes?: number;
+  /** Spool the bulk chain tasks will need (io/spool.ts) into this folder's files. */
+  spool?: SpoolSettings;
 }
 
 export interface ScanStats {
@@ -45,7 +48,7 @@ export async function scanSession(file: string, runner: ChainRunner, opts: ScanO
   const pending: Array<Promise<ShardScan>> = [];
   const start = (i: number) => {
     const shard = shards[i]!;
-    const scan = runner.scan({ kind: "scan-shard", file, start: shard.start, end: shard.end, maxLineBytes });
+    const scan = runner.scan({ kind: "scan-shard", file, start: shard.start, end: shard.end, maxLineBytes, ...(opts.spool ? { spool: opts.spool } : {}) });
     scan.catch(() => undefined); // awaited in order below; this only keeps it from being "unhandled" meanwhile
     pending[i] = scan;
   };
@@ -63,7 +66,8 @@ export async function scanSession(file: string, runner: ChainRunner, opts: ScanO
       stats.shards++;
     }
     for (const line of scan.lines) {
-      builder.accept({ line: firstLine + line.index, byteOffset: line.byteOffset, bytes: line.bytes, terminated: line.terminated }, line.result, line.messageChars);
+      const meta = { line: firstLine + line.index, byteOffset: line.byteOffset, bytes: line.bytes, terminated: line.terminated, ...(line.spool ? { spool: line.spool } : {}) };
+      builder.accept(meta, line.result, line.messageChars);
       if (performance.now() - stretch > SCAN_YIELD_MS) {
         await yieldToLoop();
         stretch = performance.now();

@@ -7,6 +7,7 @@
 import type { BodyRecord } from "../core/deterministic-body.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
+import type { ResultSpool, SpilledResult, SpooledRun } from "../io/spool.js";
 import type { SpillTarget } from "../io/write-spill.js";
 
 export interface SpillSettings extends SpillTarget {
@@ -38,11 +39,37 @@ export interface FileSlice {
   lines: ExpectedLine[];
 }
 
+/**
+ * One planned output, as the scan spooled it (io/spool.ts), with what the plan read of it. Flat:
+ * a chain has hundreds of these, and each nested object costs the structured clone to a worker.
+ */
+export interface SpooledOutput extends Omit<ResultSpool, "json" | "spill"> {
+  toolCallId: string;
+  /** The calling tool's name (a record's `toolName`). */
+  toolName: string;
+  isError: boolean;
+  resultTimestamp: number;
+  /** JSON of the call's extraction args. */
+  args: SpooledRun;
+  /** The output's JSON text, or (when `spill` is set) its spill file's bytes. */
+  bulk: SpooledRun;
+  spill?: Omit<SpilledResult, "bytes">;
+}
+
+/** The span's planned outputs as spooled bytes (the file path after a spooled scan). */
+export interface SpoolSlice {
+  /** The spool folder. */
+  dir: string;
+  outputs: SpooledOutput[];
+}
+
 export interface ChainTask {
   /** startUserTimestamp of the chain (for error messages). */
   chainStart: number;
   /** The messages strictly inside the span, read by the worker from the session file. */
   fileSlice?: FileSlice;
+  /** The planned outputs' bulk, spooled by the scan: nothing to read from the session file. */
+  spoolSlice?: SpoolSlice;
   /** The same messages, each msgpackr-encoded, back to back (main/encode-slice.ts): the live path. */
   encodedSlice?: Uint8Array;
   /** The same messages as objects, for the rare slice msgpack cannot carry (lone surrogates). */

@@ -12,5 +12,5 @@ import type { ShardTask } from "./scan-task.js";
 import { encodeShardScan, type ShardScanWire } from "./shard-codec.js";
 
 export default async function runWorkerTask(task: ChainTask | ShardTask): Promise<ChainTaskResult | ShardScanWire> {
-  return "kind" in task && task.kind === "scan-shard" ? encodeShardScan(scanShard(task)) : runChainTask(task as ChainTask);
+  return "kind" in task && task.kind === "scan-shard" ? encodeShardScan(await scanShard(task)) : runChainTask(task as ChainTask);
 }

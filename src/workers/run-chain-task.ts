@@ -6,25 +6,45 @@
 
 import { performance } from "node:perf_hooks";
 import { unpackMultiple } from "msgpackr";
-import { buildBackfilledIndexData, buildBackfilledRecord, buildRef, type SpillFields } from "../core/chain-entry.js";
-import { contentHash } from "../core/content-hash.js";
+import { backfilledIndexDataBytes, buildBackfilledRecord, buildRef, indexDataBytesOf, type SpillFields } from "../core/chain-entry.js";
 import { buildDeterministicBody } from "../core/deterministic-body.js";
-import { loadHasher, spillDigestOf, type Hasher } from "../core/digest.js";
+import { loadHasher, type Hasher } from "../core/digest.js";
 import { outputFields, spanOutputs } from "../core/extract-records.js";
-import { headPreview } from "../core/head-preview.js";
 import { lightenInPlace } from "../core/light-value.js";
 import { occurrenceKey } from "../core/occurrence-key.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { spillFileName } from "../core/spill-layout.js";
-import { isWellFormedText } from "../core/well-formed.js";
+import { shouldSpill } from "../core/spill-rule.js";
 import { ensureBlobDir, syncBlobDir, writeSpillFile } from "../io/write-spill.js";
-import type { ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
+import type { ChainTask, ChainTaskResult, SpillSettings, SpoolSlice, TaskTimings } from "./chain-task.js";
 import { readFileSlice } from "./read-file-slice.js";
+import { spillMaterial } from "./spill-material.js";
+import { spooledRecords } from "./spooled-records.js";
 
 export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   injectFault(task);
   const hasher = await loadHasher();
+  return task.spoolSlice ? runSpooled(task, task.spoolSlice, hasher) : runFromMessages(task, hasher);
+}
+
+/** The file path after a spooled scan: records assembled from the spool, no line read again. */
+function runSpooled(task: ChainTask, slice: SpoolSlice, hasher: Hasher): ChainTaskResult {
+  const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
+  let t = performance.now();
+  const spooled = spooledRecords(task, slice, hasher);
+  if (spooled.spilledFiles > 0) syncBlobDir(task.spill);
+  t = lap(timings, "spill", t);
+  const refs = refsOf(task, spooled.bodyRecords);
+  const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...spooled.bodyRecords], task.toolRefs);
+  const indexDataJson = indexDataBytesOf(spooled.recordJson, refs);
+  lap(timings, "body", t);
+  const { records, spilledFiles, spilledBytes, archivedChars } = spooled;
+  return { records, refs, body, indexDataJson, lightened: true, spilledFiles, spilledBytes, archivedChars, timings };
+}
+
+/** The messages of the span (read from the file, decoded from msgpack, or as sent). */
+async function runFromMessages(task: ChainTask, hasher: Hasher): Promise<ChainTaskResult> {
   const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
   let t = performance.now();
   const inner = sliceMessages(task);
@@ -46,9 +66,9 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   }
   if (spilledFiles > 0) syncBlobDir(task.spill);
   t = performance.now();
-  const refs = records.map((record, i) => buildRef(task.reservedRefs[i]!, record.toolCallId, record.resultTimestamp));
+  const refs = refsOf(task, records);
   const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs);
-  const indexDataJson = Buffer.from(JSON.stringify(buildBackfilledIndexData(records, refs)), "utf8");
+  const indexDataJson = backfilledIndexDataBytes(records, refs);
   // The file path's main thread plans from lightened entries and keeps lightened records; the
   // index entry's bytes above are the faithful copy that gets written.
   if (task.fileSlice) for (const record of records) lightenInPlace(record);
@@ -56,12 +76,8 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   return { records, refs, body, indexDataJson, lightened: task.fileSlice !== undefined, spilledFiles, spilledBytes, archivedChars, timings };
 }
 
-/**
- * Upstream's rule (length ≥ threshold), except for text with a lone surrogate: UTF-8 cannot
- * carry it, so a spill file would return U+FFFD. Kept inline, JSON stores it exactly.
- */
-function shouldSpill(text: string, threshold: number): boolean {
-  return text.length >= threshold && isWellFormedText(text);
+function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {
+  return records.map((record, i) => buildRef(task.reservedRefs[i]!, record.toolCallId, record.resultTimestamp));
 }
 
 /** The span's messages, from wherever the task carries them. */
@@ -91,19 +107,12 @@ type OutputFields = ReturnType<typeof outputFields>;
 
 function spillOutput(task: ChainTask, hasher: Hasher, field: OutputFields, timings: TaskTimings): SpillFields {
   let t = performance.now();
-  const bytes = Buffer.from(field.resultText, "utf8");
-  const key = occurrenceKey(field.toolCallId, field.resultTimestamp);
-  const fields = {
-    spillBytes: bytes.length,
-    resultPreview: headPreview(field.resultText, task.spill.previewBytes),
-    contentHash: contentHash(field.toolName, field.resultText),
-    spillDigest: spillDigestOf(hasher, bytes),
-  };
+  const { bytes, ...fields } = spillMaterial(hasher, field.toolName, field.resultText, task.spill.previewBytes);
   t = lap(timings, "hash", t);
   ensureBlobDir(task.spill);
-  const spillPath = writeSpillFile(task.spill, spillFileName(hasher, key), bytes);
+  const spillPath = writeSpillFile(task.spill, spillFileName(hasher, occurrenceKey(field.toolCallId, field.resultTimestamp)), bytes);
   lap(timings, "spill", t);
-  return { ...fields, spillPath };
+  return { spillBytes: bytes.length, resultPreview: fields.resultPreview, spillPath, contentHash: fields.contentHash, spillDigest: fields.spillDigest };
 }
 
 function injectFault(task: ChainTask): void {

@@ -6,6 +6,7 @@
  */
 
 import type { LineResult } from "../io/session-line.js";
+import type { LineSpool, SpoolSettings } from "../io/spool.js";
 
 export interface ShardTask {
   kind: "scan-shard";
@@ -16,6 +17,8 @@ export interface ShardTask {
   end: number;
   /** Lines longer than this many bytes are refused. */
   maxLineBytes: number;
+  /** Spool what chain tasks will need of each message (io/spool.ts); absent: no spool. */
+  spool?: SpoolSettings;
 }
 
 /** One line of the shard; blank terminated lines are left out. */
@@ -28,6 +31,8 @@ export interface ScannedLine {
   result: LineResult;
   /** Per value of the result: the real JSON length of a message entry's `message`. */
   messageChars?: Array<number | undefined>;
+  /** A single-entry line's spooled bulk (with `ShardTask.spool`). */
+  spool?: LineSpool;
 }
 
 export interface ShardScan {

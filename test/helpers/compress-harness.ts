@@ -5,6 +5,7 @@
  */
 
 import fs from "node:fs";
+import os from "node:os";
 import { detectChains, detectOpenChain } from "../../src/core/detect-chains.js";
 import type { OpenChainSettings } from "../../src/core/open-chain-policy.js";
 import type { OpenChainInput } from "../../src/main/compress-open-chain.js";
@@ -18,7 +19,10 @@ import { compressEligible, type CompressEligibleResult } from "../../src/main/co
 import { DiagnosticSink } from "../../src/main/diagnostic-sink.js";
 import type { AgentMessage } from "../../src/core/session-types.js";
 import { fileSliceOf } from "../../src/main/file-slice.js";
+import type { DeterministicPlan } from "../../src/main/plan-chains.js";
 import { scanSession } from "../../src/main/scan-session.js";
+import { taskSliceOf } from "../../src/main/spool-slice.js";
+import { createSpoolDir, removeSpoolDir } from "../../src/io/spool.js";
 import { loadSessionModel, modelOf, type SessionModel } from "../../src/main/session-model.js";
 import type { TaskFault } from "../../src/workers/chain-task.js";
 
@@ -36,9 +40,10 @@ export interface HarnessOptions {
   diagnostics?: DiagnosticSink;
   /**
    * "memory" (default): in-memory messages, msgpack to the workers (the live flush's path).
-   * "file": the parallel scan and lightened entries, workers read their lines (`chainpress compact`).
+   * "file": the parallel scan and lightened entries, workers read their lines.
+   * "spool": the same scan spooling the bulk, workers assemble from the spool (`chainpress compact`).
    */
-  path?: "memory" | "file";
+  path?: "memory" | "file" | "spool";
   /** Archive older outputs of a chain still open at the end of the session (issue 13). */
   openChains?: OpenChainSettings;
   /** Recovery-grace keys (outputs the policy must leave alone). */
@@ -53,7 +58,10 @@ export interface HarnessRun {
 
 export async function compressFile(file: string, options: HarnessOptions = {}): Promise<HarnessRun> {
   const runner = options.runner ?? createChainRunner(options.workers ?? 0);
-  const model = options.path === "file" ? modelOf(await scanSession(file, runner)) : await loadSessionModel(file);
+  const spillThreshold = options.spillThreshold ?? 65536;
+  const spoolDir = options.path === "spool" ? createSpoolDir(os.tmpdir(), file) : undefined;
+  const spool = spoolDir ? { spool: { dir: spoolDir, spillThreshold, previewBytes: 2048 } } : {};
+  const model = options.path === "file" || options.path === "spool" ? modelOf(await scanSession(file, runner, spool)) : await loadSessionModel(file);
   const isProtected = makeProtectionPredicate({ protectedTools: options.protectedTools ?? [], protectedPaths: options.protectedPaths ?? ["**/skills/**/*.md"] });
   const appender = await SessionAppender.open(model.loaded);
   const durable: AppendEntry = async (customType, data, dataJson) => void (await appender.appendCustom(customType, data, { durable: false, ...(dataJson === undefined ? {} : { dataJson }) }));
@@ -68,10 +76,11 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       append,
       sync: () => appender.sync(),
       diagnostics,
-      spill: { blobDir: model.blobDir, threshold: options.spillThreshold ?? 65536, previewBytes: 2048, ...spillModesFor(fs.statSync(file).mode) },
+      spill: { blobDir: model.blobDir, threshold: spillThreshold, previewBytes: 2048, ...spillModesFor(fs.statSync(file).mode) },
       runner,
       now: () => 1_800_000_000_000,
-      ...(options.path === "file" ? { fileSlice: (inner: readonly AgentMessage[]) => fileSliceOf(model, inner) } : {}),
+      ...(options.path === "file" ? { fileSlice: (plan: DeterministicPlan) => ({ fileSlice: fileSliceOf(model, plan.inner) }) } : {}),
+      ...(options.path === "spool" ? { fileSlice: (plan: DeterministicPlan) => taskSliceOf(model, plan, spoolDir) } : {}),
       ...(options.faultFor ? { faultFor: options.faultFor } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
       ...(options.graceKeys ? { graceKeys: options.graceKeys } : {}),
@@ -81,6 +90,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
   } finally {
     await appender.close();
     if (!options.runner) await runner.close();
+    if (spoolDir) removeSpoolDir(spoolDir);
   }
 }
 
