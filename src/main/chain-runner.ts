@@ -48,11 +48,14 @@ export function createChainRunner(workers: number, options: RunnerOptions = {}):
 }
 
 function inlineRunner(): ChainRunner {
+  // One task at a time, as one worker would: a task that awaits its spill fsyncs must not let the
+  // next chains start meanwhile (their spans would all be in memory at once).
+  const slots = new Slots(1);
   return {
     workers: 0,
     // An "exit" or "hang" fault would end or stop the whole process inline: inline it is a throw.
-    run: (task) => runChainTask(task.fault === "exit" || task.fault === "hang" ? { ...task, fault: "throw" } : task),
-    scan: (task) => scanShard(task),
+    run: (task) => slots.use(() => runChainTask(task.fault === "exit" || task.fault === "hang" ? { ...task, fault: "throw" } : task)),
+    scan: (task) => slots.use(() => scanShard(task)),
     close: async () => undefined,
   };
 }

@@ -16,7 +16,7 @@ import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { spillFileName } from "../core/spill-layout.js";
 import { shouldSpill } from "../core/spill-rule.js";
-import { ensureBlobDir, syncBlobDir, writeSpillFile } from "../io/write-spill.js";
+import { ensureBlobDir, spillPathFor, syncBlobDir, writeSpillFiles, type SpillWrite } from "../io/write-spill.js";
 import type { ChainTask, ChainTaskResult, SpillSettings, SpoolSlice, TaskTimings } from "./chain-task.js";
 import { readFileSlice } from "./read-file-slice.js";
 import { spillMaterial } from "./spill-material.js";
@@ -29,10 +29,10 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
 }
 
 /** The file path after a spooled scan: records assembled from the spool, no line read again. */
-function runSpooled(task: ChainTask, slice: SpoolSlice, hasher: Hasher): ChainTaskResult {
+async function runSpooled(task: ChainTask, slice: SpoolSlice, hasher: Hasher): Promise<ChainTaskResult> {
   const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
   let t = performance.now();
-  const spooled = spooledRecords(task, slice, hasher);
+  const spooled = await spooledRecords(task, slice, hasher);
   if (spooled.spilledFiles > 0) syncBlobDir(task.spill);
   t = lap(timings, "spill", t);
   const refs = refsOf(task, spooled.bodyRecords);
@@ -52,20 +52,23 @@ async function runFromMessages(task: ChainTask, hasher: Hasher): Promise<ChainTa
   const fields = extractPlanned(task, inner);
   t = lap(timings, "extract", t);
   const records: ToolCallRecord[] = [];
-  let spilledFiles = 0;
+  const writes: SpillWrite[] = [];
   let spilledBytes = 0;
   let archivedChars = 0;
   for (const field of fields) {
     archivedChars += field.resultText.length;
-    const spill = shouldSpill(field.resultText, task.spill.threshold) ? spillOutput(task, hasher, field, timings) : undefined;
-    if (spill) {
-      spilledFiles++;
-      spilledBytes += spill.spillBytes;
-    }
+    const spill = shouldSpill(field.resultText, task.spill.threshold) ? spillOutput(task, hasher, field, writes) : undefined;
+    if (spill) spilledBytes += spill.spillBytes;
     records.push(buildBackfilledRecord(field, spill));
   }
-  if (spilledFiles > 0) syncBlobDir(task.spill);
-  t = performance.now();
+  t = lap(timings, "hash", t);
+  const spilledFiles = writes.length;
+  if (spilledFiles > 0) {
+    ensureBlobDir(task.spill);
+    await writeSpillFiles(task.spill, writes);
+    syncBlobDir(task.spill);
+  }
+  t = lap(timings, "spill", t);
   const refs = refsOf(task, records);
   const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs);
   const indexDataJson = backfilledIndexDataBytes(records, refs);
@@ -105,14 +108,12 @@ function extractPlanned(task: ChainTask, inner: AgentMessage[]) {
 
 type OutputFields = ReturnType<typeof outputFields>;
 
-function spillOutput(task: ChainTask, hasher: Hasher, field: OutputFields, timings: TaskTimings): SpillFields {
-  let t = performance.now();
+/** An output's spill fields; its file joins `writes`, written (durably) before the task ends. */
+function spillOutput(task: ChainTask, hasher: Hasher, field: OutputFields, writes: SpillWrite[]): SpillFields {
   const { bytes, ...fields } = spillMaterial(hasher, field.toolName, field.resultText, task.spill.previewBytes);
-  t = lap(timings, "hash", t);
-  ensureBlobDir(task.spill);
-  const spillPath = writeSpillFile(task.spill, spillFileName(hasher, occurrenceKey(field.toolCallId, field.resultTimestamp)), bytes);
-  lap(timings, "spill", t);
-  return { spillBytes: bytes.length, resultPreview: fields.resultPreview, spillPath, contentHash: fields.contentHash, spillDigest: fields.spillDigest };
+  const fileName = spillFileName(hasher, occurrenceKey(field.toolCallId, field.resultTimestamp));
+  writes.push({ fileName, bytes });
+  return { spillBytes: bytes.length, resultPreview: fields.resultPreview, spillPath: spillPathFor(task.spill, fileName), contentHash: fields.contentHash, spillDigest: fields.spillDigest };
 }
 
 function injectFault(task: ChainTask): void {

@@ -13,7 +13,7 @@ import { occurrenceKey } from "../core/occurrence-key.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import { spillFileName } from "../core/spill-layout.js";
 import { readSpooled } from "../io/spool.js";
-import { ensureBlobDir, writeSpillFile } from "../io/write-spill.js";
+import { ensureBlobDir, spillPathFor, writeSpillFiles, type SpillWrite } from "../io/write-spill.js";
 import type { ChainTask, SpoolSlice, SpooledOutput } from "./chain-task.js";
 
 export interface SpooledRecords {
@@ -28,15 +28,16 @@ export interface SpooledRecords {
   archivedChars: number;
 }
 
-export function spooledRecords(task: ChainTask, slice: SpoolSlice, hasher: Hasher): SpooledRecords {
+export async function spooledRecords(task: ChainTask, slice: SpoolSlice, hasher: Hasher): Promise<SpooledRecords> {
   checkPlanned(task, slice);
+  const writes: SpillWrite[] = [];
   const bytes = readSpooled(slice.dir, slice.outputs.flatMap((output) => [output.args, output.bulk]));
   const out: SpooledRecords = { records: [], recordJson: [], bodyRecords: [], spilledFiles: 0, spilledBytes: 0, archivedChars: 0 };
   slice.outputs.forEach((output, i) => {
     const args = JSON.parse(bytes[2 * i]!.toString("utf8")) as unknown;
     const bulk = bytes[2 * i + 1]!;
     out.archivedChars += output.chars;
-    const record = output.spill ? spilledRecord(task, output, args, bulk, hasher) : inlineRecord(output, args);
+    const record = output.spill ? spilledRecord(task, output, args, bulk, hasher, writes) : inlineRecord(output, args);
     out.bodyRecords.push(record);
     out.recordJson.push(output.spill ? [JSON.stringify(record)] : withText(JSON.stringify(record), bulk));
     if (output.spill) {
@@ -49,6 +50,10 @@ export function spooledRecords(task: ChainTask, slice: SpoolSlice, hasher: Hashe
     if (!output.spill) light.resultText = output.lightText ?? "";
     out.records.push(light);
   });
+  if (writes.length > 0) {
+    ensureBlobDir(task.spill);
+    await writeSpillFiles(task.spill, writes);
+  }
   return out;
 }
 
@@ -70,13 +75,14 @@ function inlineRecord(output: SpooledOutput, args: unknown): ToolCallRecord {
   return buildBackfilledRecord({ ...fieldsOf(output, args), resultText: "" });
 }
 
-function spilledRecord(task: ChainTask, output: SpooledOutput, args: unknown, bytes: Buffer, hasher: Hasher): ToolCallRecord {
+/** The record of a spilled output; its file joins `writes`, written (durably) before the task ends. */
+function spilledRecord(task: ChainTask, output: SpooledOutput, args: unknown, bytes: Buffer, hasher: Hasher, writes: SpillWrite[]): ToolCallRecord {
   const spill = output.spill!;
   // The scan hashed with the result's own tool name; a call that names another tool is hashed anew.
   const hash = spill.hashedToolName === output.toolName ? spill.contentHash : contentHash(output.toolName, bytes.toString("utf8"));
-  ensureBlobDir(task.spill);
-  const name = spillFileName(hasher, occurrenceKey(output.toolCallId, output.resultTimestamp));
-  const spillPath = writeSpillFile(task.spill, name, bytes);
+  const fileName = spillFileName(hasher, occurrenceKey(output.toolCallId, output.resultTimestamp));
+  const spillPath = spillPathFor(task.spill, fileName);
+  writes.push({ fileName, bytes });
   const fields = { spillBytes: bytes.length, resultPreview: spill.resultPreview, spillPath, contentHash: hash, spillDigest: spill.spillDigest };
   return buildBackfilledRecord({ ...fieldsOf(output, args), resultText: "" }, fields);
 }
