@@ -19,6 +19,7 @@ import { contenderTable, judgeFixture, summarizeFixture, targetTable, type Fixtu
 import { runRounds, type FixtureRuns } from "./lib/compare-rounds.js";
 import { machineInfo, sourceInfo } from "./lib/machine.js";
 import { locatePeer } from "./lib/peer.js";
+import { probeScaling } from "./lib/scaling-probe.js";
 
 const DEFAULT_PRESETS = ["20x1M", "20x300-100M"];
 const DEFAULT_ITERATIONS = 3;
@@ -39,6 +40,14 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   console.log(`machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.totalMemGb} GB, node ${machine.node}, loadavg ${machine.loadAvgAtStart.toFixed(2)}`);
   console.log(peer.file ? `upstream: ${peer.file}` : `upstream: skipped (peer not found at ${peer.lookedAt})`);
+  const poolWorkers = Math.max(...workerCounts);
+  const scaling = poolWorkers > 1 ? await probeScaling(ensureFixture(presets[0]!, seed).file, poolWorkers) : undefined;
+  if (scaling) {
+    console.log(
+      `thread scaling here (${scaling.threads} threads at once vs one): JSON.parse ${scaling.parseSpeedup.toFixed(2)}×, arithmetic ${scaling.arithmeticSpeedup.toFixed(2)}× ` +
+        "(the parse figure bounds what workers can gain on parse-heavy work)",
+    );
+  }
   const summaries: FixtureSummary[] = [];
   const raw: Record<string, FixtureRuns> = {};
   for (const preset of presets) {
@@ -51,7 +60,7 @@ async function main(): Promise<void> {
   console.log(`\nWhole process, medians of ${iterations} interleaved round(s) (EL max and report RSS: chainpress's --json report)\n${contenderTable(summaries)}`);
   console.log(`\nIssue-10 targets (ratios measured in this run; wall ratios: median of per-round ratios)\n${targetTable(targets)}`);
   const command = reproduceCommand(presets, iterations, workerCounts, seed, values.peer);
-  const file = writeResults({ command, startedAt, machine, loadAvgAtEnd: os.loadavg()[0], source: sourceInfo(root), peer, seed, workerCounts, iterations, summaries, targets, raw });
+  const file = writeResults({ command, startedAt, machine, scaling, loadAvgAtEnd: os.loadavg()[0], source: sourceInfo(root), peer, seed, workerCounts, iterations, summaries, targets, raw });
   console.log(`\nwrote ${path.relative(process.cwd(), file)}\nreproduce: ${command}`);
 }
 
