@@ -18,7 +18,7 @@ import { occurrenceKey, resultTimestampOf } from "./occurrence-key.js";
 import { PruneState } from "./prune-state.js";
 import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
 import type { SessionEntry } from "./session-types.js";
-import { runSteps, stepDue, type Steps } from "./steps.js";
+import { runSteps, StepBudget, type Steps } from "./steps.js";
 
 export interface ReconstructWarning {
   /** Id of the skipped entry. */
@@ -53,9 +53,10 @@ export function* reconstructStateSteps(branch: readonly SessionEntry[], options:
   const state = new PruneState();
   const warnings: ReconstructWarning[] = [];
   const aliases: Array<{ duplicateKey: string; originalKey: string }> = [];
+  const budget = new StepBudget();
   for (let index = 0; index < branch.length; index++) {
-    if (stepDue(index)) yield;
     const entry = branch[index]!;
+    if (budget.spend(replayWeight(entry))) yield;
     const problem = replayEntry(state, entry, aliases);
     if (!problem) continue;
     const warning: ReconstructWarning = { entryId: String(entry.id), message: problem };
@@ -69,6 +70,12 @@ export function* reconstructStateSteps(branch: readonly SessionEntry[], options:
 }
 
 type Aliases = Array<{ duplicateKey: string; originalKey: string }>;
+
+/** Work of replaying an entry: one unit, plus one per record of an index entry. */
+function replayWeight(entry: SessionEntry): number {
+  const data = entry.type === "custom" ? (entry as { data?: unknown }).data : undefined;
+  return isObject(data) && Array.isArray(data.toolCalls) ? 1 + data.toolCalls.length : 1;
+}
 
 /** Replay one entry; returns a warning text when the entry had to be skipped. */
 function replayEntry(state: PruneState, entry: SessionEntry, aliases: Aliases): string | undefined {

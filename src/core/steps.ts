@@ -15,6 +15,22 @@ export function stepDue(index: number): boolean {
   return index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1;
 }
 
+/**
+ * For loops whose items differ in cost (an index entry carries hundreds of records): `spend`
+ * each item's units of work, and pause when it says so, every ITEMS_PER_STEP units.
+ */
+export class StepBudget {
+  private spent = 0;
+
+  /** Adds `units` of work; true when a pause is due (the count then starts over). */
+  spend(units: number): boolean {
+    this.spent += units;
+    if (this.spent < ITEMS_PER_STEP) return false;
+    this.spent = 0;
+    return true;
+  }
+}
+
 /** Runs the steps without pausing and returns their result. */
 export function runSteps<T>(steps: Steps<T>): T {
   for (;;) {

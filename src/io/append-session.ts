@@ -71,7 +71,8 @@ export class SessionAppender {
     }
     const size = tail === null ? loaded.byteLength : tail.byteOffset;
     const needsNewline = tail === null && loaded.missingFinalNewline;
-    return new SessionAppender(loaded.file, handle, size, idsInOrder(loaded.entries), options, needsNewline);
+    // The appender adds the ids it writes: the set goes on listing the file's ids in order.
+    return new SessionAppender(loaded.file, handle, size, loaded.idsInOrder, options, needsNewline);
   }
 
   /** Id of the entry the next append will hang under (null for an empty session). */
@@ -198,18 +199,6 @@ function asIoError(error: unknown, file: string, what: string): SessionFileError
   if (error instanceof SessionFileError) return error;
   const reason = error instanceof Error ? error.message : String(error);
   return new SessionFileError("io", file, `${what}: ${reason}`, undefined, error);
-}
-
-/** Ids in file order (a Set keeps insertion order); stray `session` lines have none. */
-function idsInOrder(entries: readonly SessionEntry[]): Set<string> {
-  const ids = new Set<string>();
-  for (const entry of entries) {
-    if (entry.type === "session") continue;
-    // Re-inserting moves a duplicate id to the end, so the last entry stays last (pi's leaf).
-    ids.delete(entry.id);
-    ids.add(entry.id);
-  }
-  return ids;
 }
 
 function lastEntryId(ids: Set<string>): string | null {

@@ -4,7 +4,6 @@
  * for the session lives here, whether the lines were parsed on this thread (read-session.ts) or
  * by workers (main/scan-session.ts).
  */
-import type { LineSpool } from "./spool.js";
 import {
   deterministicIdFactory,
   migrateEntries,
@@ -16,6 +15,8 @@ import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "
 import { SessionFileError, sessionWarning, type SessionWarning } from "./session-errors.js";
 import { isObject } from "../core/entry-shapes.js";
 import type { LineResult } from "./session-line.js";
+import type { LineSpool } from "./spool.js";
+import { runSteps, stepDue, type Steps } from "../core/steps.js";
 
 /** Where one physical line lies in the file. */
 export interface LineMeta {
@@ -76,6 +77,11 @@ export interface LoadedSession {
    * serves planning and measuring, and must never be written back.
    */
   lightened: boolean;
+  /**
+   * Entry ids in file order, a duplicate placed where its last copy is (pi's leaf is the last
+   * one): what an appender needs, collected while the entries were checked.
+   */
+  idsInOrder: Set<string>;
 }
 
 export interface BuilderOptions {
@@ -196,13 +202,21 @@ export class SessionBuilder {
   }
 
   finish(byteLength: number): LoadedSession {
+    return runSteps(this.finishSteps(byteLength));
+  }
+
+  /** finish, pausable (core/steps.ts): linear in the entries, which the scan's caller may not block on. */
+  *finishSteps(byteLength: number): Steps<LoadedSession> {
     const header = this.header;
     if (header === null) throw new SessionFileError("empty", this.file, "file is empty (no session header)");
     const originalVersion = sessionVersionOf(header);
     migrateEntries(header, this.entries, (this.options.idFactory ?? deterministicIdFactory)(header.id));
-    const { entries, places } = this.checkEntries();
+    const { entries, places, ids } = yield* this.checkEntries();
     const placeOf = new Map<SessionEntry, EntryLocation>();
-    entries.forEach((entry, i) => placeOf.set(entry, places[i]!));
+    for (let i = 0; i < entries.length; i++) {
+      if (stepDue(i)) yield;
+      placeOf.set(entries[i]!, places[i]!);
+    }
     return {
       file: this.file,
       header,
@@ -218,6 +232,7 @@ export class SessionBuilder {
       skippedLines: this.skippedLines,
       joinedLines: this.joinedLines,
       lightened: this.options.lightened === true,
+      idsInOrder: ids,
     };
   }
 
@@ -225,25 +240,33 @@ export class SessionBuilder {
    * Every entry needs a string id and a parentId to sit in the tree (an entry without them is
    * malformed). Duplicate ids only warn: pi keeps the last one.
    */
-  private checkEntries(): { entries: SessionEntry[]; places: EntryLocation[] } {
+  private *checkEntries(): Steps<{ entries: SessionEntry[]; places: EntryLocation[]; ids: Set<string> }> {
     const seen = new Set<string>();
+    const ids = new Set<string>();
     const entries: SessionEntry[] = [];
     const places: EntryLocation[] = [];
-    this.entries.forEach((entry, i) => {
+    for (let i = 0; i < this.entries.length; i++) {
+      if (stepDue(i)) yield;
+      const entry = this.entries[i]!;
       const place = this.places[i]!;
       if (entry.type === "session") {
         this.warnings.push(sessionWarning("extra-header", this.file, "second session header; pi ignores it", place.line));
       } else if (typeof entry.id !== "string" || !(entry.parentId === null || typeof entry.parentId === "string")) {
         this.malformed("entry lacks a string `id` or a `parentId`", place.line);
-        return;
+        continue;
       } else if (seen.has(entry.id)) {
         this.warnings.push(sessionWarning("duplicate-id", this.file, `duplicate entry id ${entry.id}; the last one wins`, place.line));
       }
       if (typeof entry.id === "string") seen.add(entry.id);
+      if (entry.type !== "session") {
+        // Re-inserting moves a duplicate id to the end, so the last entry stays last (pi's leaf).
+        ids.delete(entry.id as string);
+        ids.add(entry.id as string);
+      }
       entries.push(entry as SessionEntry);
       places.push(place);
-    });
-    return { entries, places };
+    }
+    return { entries, places, ids };
   }
 }
 

@@ -6,9 +6,8 @@
  */
 
 import { stat } from "node:fs/promises";
-import { performance } from "node:perf_hooks";
-import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { SessionBuilder, type LoadedSession } from "../io/session-builder.js";
+import { cooperativePause, driveSteps } from "./cooperative.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { shardBounds } from "../io/shard-bounds.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../io/read-session.js";
@@ -18,9 +17,6 @@ import type { ChainRunner } from "./chain-runner.js";
 
 /** Bytes per shard: a worker holds a shard's parsed lines until it returns them, and small shards keep those out of the old generation (measured: 1-2 MiB costs ~25% less CPU than 8 MiB). */
 export const SHARD_BYTES = 2 * 1024 * 1024;
-
-/** Longest stretch of main-thread work between two yields to the event loop. */
-const SCAN_YIELD_MS = 8;
 
 export interface ScanOptions {
   maxLineBytes?: number;
@@ -54,7 +50,7 @@ export async function scanSession(file: string, runner: ChainRunner, opts: ScanO
   };
   for (let i = 0; i < Math.min(window, shards.length); i++) start(i);
   let firstLine = 1;
-  let stretch = performance.now();
+  const pause = cooperativePause();
   for (let i = 0; i < shards.length; i++) {
     const scan = await pending[i]!.catch((error: unknown) => {
       throw ioError(file, error);
@@ -68,17 +64,14 @@ export async function scanSession(file: string, runner: ChainRunner, opts: ScanO
     for (const line of scan.lines) {
       const meta = { line: firstLine + line.index, byteOffset: line.byteOffset, bytes: line.bytes, terminated: line.terminated, ...(line.spool ? { spool: line.spool } : {}) };
       builder.accept(meta, line.result, line.messageChars);
-      if (performance.now() - stretch > SCAN_YIELD_MS) {
-        await yieldToLoop();
-        stretch = performance.now();
-      }
+      await pause();
     }
     if (scan.tooLongAt !== undefined) {
       throw new SessionFileError("line-too-long", file, `line is longer than ${maxLineBytes} bytes`, firstLine + scan.tooLongAt);
     }
     firstLine += scan.lineCount;
   }
-  return builder.finish(size);
+  return driveSteps(builder.finishSteps(size));
 }
 
 async function sizeOf(file: string): Promise<number> {

@@ -46,12 +46,22 @@ function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: 
   const result = classifyLine(bytes, byteOffset === 0);
   if (result.kind === "blank" && terminated) return undefined;
   const line: ScannedLine = { index, byteOffset, bytes: bytes.length, terminated, result };
+  if (mayAlterInMsgpack(bytes)) line.mayAlter = true;
   // Before lightening: the spool takes the real bulk. Glued lines are left out (pi ignores them).
   const spooled = spool && result.kind === "value" ? spoolEntry(result.value, spool.writer, spool.settings, spool.hasher) : undefined;
   if (spooled) line.spool = spooled.spool;
   const values = valuesOf(result);
   if (values.length > 0) line.messageChars = values.map((value) => lightenValue(value, spooled?.known));
   return line;
+}
+
+/**
+ * UTF-8 cannot hold a lone surrogate, so a parsed string can only have one through a `\uD…`
+ * escape; a `__proto__` key needs those letters. Without either in its bytes, nothing parsed from
+ * the line (nor derived from it) needs the slow check (three native searches per line).
+ */
+function mayAlterInMsgpack(bytes: Buffer): boolean {
+  return bytes.includes("\\ud") || bytes.includes("\\uD") || bytes.includes("__proto__");
 }
 
 function valuesOf(result: LineResult): unknown[] {

@@ -33,10 +33,16 @@ export interface ScannedLine {
   messageChars?: Array<number | undefined>;
   /** A single-entry line's spooled bulk (with `ShardTask.spool`). */
   spool?: LineSpool;
+  /**
+   * The line's bytes hold a surrogate escape or a `__proto__` key, so msgpack may not carry what
+   * was parsed exactly (workers/shard-codec.ts checks such a line in full).
+   */
+  mayAlter?: true;
 }
 
 export interface ShardScan {
-  lines: ScannedLine[];
+  /** In order; on the main thread, decoded as they are iterated (workers/shard-codec.ts). */
+  lines: Iterable<ScannedLine>;
   /** Physical lines in the shard (blank ones included). */
   lineCount: number;
   /** Index of a line longer than `maxLineBytes`; lines from there on are not scanned. */
