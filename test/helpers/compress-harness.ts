@@ -48,6 +48,8 @@ export interface HarnessOptions {
   openChains?: OpenChainSettings;
   /** Recovery-grace keys (outputs the policy must leave alone). */
   graceKeys?: ReadonlySet<string>;
+  /** Called with the spool folder once the scan wrote it ("spool" path), before any chain runs. */
+  afterScan?: (spoolDir: string) => void;
 }
 
 export interface HarnessRun {
@@ -62,6 +64,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
   const spoolDir = options.path === "spool" ? createSpoolDir(os.tmpdir(), file) : undefined;
   const spool = spoolDir ? { spool: { dir: spoolDir, spillThreshold, previewBytes: 2048 } } : {};
   const model = options.path === "file" || options.path === "spool" ? modelOf(await scanSession(file, runner, spool)) : await loadSessionModel(file);
+  if (spoolDir) options.afterScan?.(spoolDir);
   const isProtected = makeProtectionPredicate({ protectedTools: options.protectedTools ?? [], protectedPaths: options.protectedPaths ?? ["**/skills/**/*.md"] });
   const appender = await SessionAppender.open(model.loaded);
   const durable: AppendEntry = async (customType, data, dataJson) => void (await appender.appendCustom(customType, data, { durable: false, ...(dataJson === undefined ? {} : { dataJson }) }));
