@@ -19,9 +19,12 @@ export function contentText(content: unknown): string {
 /** The tool-call blocks of an assistant message (none for other roles or string content). */
 export function toolCallParts(message: AgentMessage): ToolCallPart[] {
   if (message.role !== "assistant" || !Array.isArray(message.content)) return [];
-  return (message.content as ContentPart[]).filter(
-    (part): part is ToolCallPart => part !== null && typeof part === "object" && part.type === "toolCall",
-  );
+  return (message.content as unknown[]).filter(isToolCallPart);
+}
+
+/** A content block that is a tool call. */
+export function isToolCallPart(part: unknown): part is ToolCallPart {
+  return part !== null && typeof part === "object" && (part as ContentPart).type === "toolCall";
 }
 
 /** Arguments as chain detection's protection check reads them: `input ?? arguments`. */

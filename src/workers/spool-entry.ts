@@ -8,7 +8,7 @@
 import { isObject } from "../core/entry-shapes.js";
 import type { Hasher } from "../core/digest.js";
 import { LIGHT_KEEP_CHARS, lightString, type KnownLength } from "../core/light-value.js";
-import { contentText, extractionArgs, toolCallParts } from "../core/message-text.js";
+import { contentText, extractionArgs, isToolCallPart } from "../core/message-text.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { shouldSpill } from "../core/spill-rule.js";
 import type { LineSpool, ResultSpool, SpoolSettings, SpoolWriter } from "../io/spool.js";
@@ -26,10 +26,10 @@ export function spoolEntry(entry: unknown, writer: SpoolWriter, settings: SpoolS
   if (message.role === "assistant") {
     const calls: NonNullable<LineSpool["calls"]> = [];
     const parts = Array.isArray(message.content) ? (message.content as unknown[]) : [];
-    const callParts = new Set<unknown>(toolCallParts(message));
-    parts.forEach((part, index) => {
-      if (callParts.has(part)) calls.push({ part: index, args: writer.addText(argsJson(extractionArgs(part as never))) });
-    });
+    for (let index = 0; index < parts.length; index++) {
+      const part = parts[index];
+      if (isToolCallPart(part)) calls.push({ part: index, args: writer.addText(argsJson(extractionArgs(part))) });
+    }
     return calls.length > 0 ? { spool: { shard: writer.shard, calls } } : undefined;
   }
   if (message.role !== "toolResult") return undefined;
