@@ -58,11 +58,15 @@ function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: 
 /**
  * UTF-8 cannot hold a lone surrogate, so a parsed string can only have one through a `\uD…`
  * escape; a `__proto__` key needs those letters. Without either in its bytes, nothing parsed from
- * the line (nor derived from it) needs the slow check (three native searches per line).
+ * the line (nor derived from it) needs the full check. Three searches of a long line cost more
+ * than the full check of its lightened entry, so long lines always get the full check.
  */
 function mayAlterInMsgpack(bytes: Buffer): boolean {
+  if (bytes.length > QUICK_CHECK_MAX_BYTES) return true;
   return bytes.includes("\\ud") || bytes.includes("\\uD") || bytes.includes("__proto__");
 }
+
+const QUICK_CHECK_MAX_BYTES = 16 * 1024;
 
 function valuesOf(result: LineResult): unknown[] {
   if (result.kind === "value") return [result.value];
