@@ -84,8 +84,15 @@ export function buildBranch(
 
 /** The `message` objects of `message` entries, in branch order (input of chain detection). */
 export function branchMessages(branch: readonly SessionEntry[]): AgentMessage[] {
+  return runSteps(branchMessagesSteps(branch));
+}
+
+/** branchMessages, pausable (core/steps.ts). */
+export function* branchMessagesSteps(branch: readonly SessionEntry[]): Steps<AgentMessage[]> {
   const messages: AgentMessage[] = [];
-  for (const entry of branch) {
+  for (let index = 0; index < branch.length; index++) {
+    if (stepDue(index)) yield;
+    const entry = branch[index]!;
     if (isMessageEntry(entry)) messages.push(entry.message);
   }
   return messages;

@@ -17,7 +17,7 @@ import { CompressStats } from "./compress-stats.js";
 import { msgpackAlters } from "../core/well-formed.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
-import { cooperativePause } from "./cooperative.js";
+import { cooperativePause, driveSteps } from "./cooperative.js";
 import { planChain, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 
@@ -166,7 +166,8 @@ function skipOf(outcome: GroupOutcome): ChainSkip {
 /** Plans every eligible chain in chain order, handing the event loop back between chains when due. */
 async function planCooperatively(eligible: readonly ChainRange[], deps: CompressEligibleDeps, stats: CompressStats): Promise<ChainPlan[]> {
   const pause = cooperativePause();
-  const spans = stats.time("plan", () => new SpanIndex(deps.messages));
+  // Linear in the session's messages (240k at 200x1M): built in slices too.
+  const spans = await driveSteps(stats.timeSteps("plan", SpanIndex.steps(deps.messages)));
   // Outputs claimed by earlier chains of this pass count as archived, as in a serial run.
   const claimed = new Set<string>();
   const plans: ChainPlan[] = [];

@@ -1,5 +1,6 @@
 /** Counters and per-stage timings of one compressEligible pass (the "where does time go" report). */
 
+import type { Steps } from "../core/steps.js";
 import { performance } from "node:perf_hooks";
 import type { ChainTaskResult, TaskTimings } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
@@ -24,6 +25,17 @@ export class CompressStats {
     spill: 0,
     body: 0,
   };
+
+  /** `steps` with the time of each slice (not the pauses between them) counted to `stage`. */
+  *timeSteps<T>(stage: MainStage, steps: Steps<T>): Steps<T> {
+    for (;;) {
+      const start = performance.now();
+      const next = steps.next();
+      this.stageMs[stage] += performance.now() - start;
+      if (next.done) return next.value;
+      yield;
+    }
+  }
 
   time<T>(stage: MainStage, work: () => T): T {
     const start = performance.now();

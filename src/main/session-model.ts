@@ -9,7 +9,7 @@ import { runSteps, stepDue, type Steps } from "../core/steps.js";
 import { driveSteps } from "./cooperative.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { AgentMessage, MessageEntry, SessionEntry } from "../core/session-types.js";
-import { branchMessages, walkBranchSteps, type BranchBreak } from "../core/session-tree.js";
+import { branchMessagesSteps, walkBranchSteps, type BranchBreak } from "../core/session-tree.js";
 import { blobDirFor } from "../core/spill-layout.js";
 import { readSession, type LoadedSession } from "../io/read-session.js";
 
@@ -54,10 +54,11 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
     const message = (entry as Partial<MessageEntry>).message;
     if (entry.type === "message" && typeof message === "object" && message !== null) entryByMessage.set(message, entry);
   }
+  const messages = yield* branchMessagesSteps(branch);
   return {
     loaded,
     branch,
-    messages: branchMessages(branch),
+    messages,
     entryOf: (message) => entryByMessage.get(message),
     state,
     blobDir: blobDirFor(path.dirname(path.resolve(loaded.file)), loaded.header.id),
