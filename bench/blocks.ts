@@ -5,6 +5,9 @@
  *   node --cpu-prof --cpu-prof-dir=bench/out/prof dist/bench/lib/case-child.js \
  *     '{"fixture":"fixtures/large-sessions/generated/20x1M-seed6.jsonl","workers":2,"measureLoad":false}'
  * The main thread's profile is the one whose name ends in `.0.001.cpuprofile`.
+ *
+ * `--gaps FILE` (from bench/el-gaps.ts): instead of busy stretches, which cannot see the short
+ * turns a sliced loop gives the event loop, the stalls that loop measured, longest first.
  */
 
 import fs from "node:fs";
@@ -17,6 +20,8 @@ interface ProfileNode {
 
 interface Profile {
   nodes: ProfileNode[];
+  /** Microseconds of CLOCK_MONOTONIC. */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -50,6 +55,20 @@ function busyBlocks(profile: Profile, byId: Map<number, ProfileNode>): Block[] {
   return blocks.sort((a, b) => b.endUs - b.startUs - (a.endUs - a.startUs));
 }
 
+/** The samples inside each measured stall (times on the profile's clock). */
+function gapBlocks(profile: Profile, gaps: ReadonlyArray<{ startUs: number; ms: number }>): Block[] {
+  const blocks = [...gaps]
+    .sort((a, b) => b.ms - a.ms)
+    .map((gap): Block => ({ startUs: gap.startUs - profile.startTime, endUs: gap.startUs - profile.startTime + gap.ms * 1000, byNode: new Map() }));
+  let t = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    t += dt;
+    for (const block of blocks) if (t >= block.startUs && t <= block.endUs) block.byNode.set(id, (block.byNode.get(id) ?? 0) + dt);
+  });
+  return blocks;
+}
+
 /** Inclusive time per frame within a block (a frame counted once per stack). */
 function inclusive(block: Block, stackOf: (id: number) => string[]): Array<[string, number]> {
   const totals = new Map<string, number>();
@@ -57,7 +76,7 @@ function inclusive(block: Block, stackOf: (id: number) => string[]): Array<[stri
   return [...totals].filter(([frame]) => frame !== "(root)").sort((a, b) => b[1] - a[1]);
 }
 
-function main(file: string, count: number): void {
+function main(file: string, count: number, gapsFile: string | undefined): void {
   const profile = JSON.parse(fs.readFileSync(file, "utf8")) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -68,10 +87,14 @@ function main(file: string, count: number): void {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) frames.push(frameName(byId.get(at)!));
     return frames;
   };
-  for (const block of busyBlocks(profile, byId).slice(0, count)) {
-    console.log(`--- ${((block.endUs - block.startUs) / 1000).toFixed(1)} ms busy, starting at ${(block.startUs / 1e6).toFixed(2)} s`);
+  const blocks = gapsFile ? gapBlocks(profile, JSON.parse(fs.readFileSync(gapsFile, "utf8"))) : busyBlocks(profile, byId);
+  for (const block of blocks.slice(0, count)) {
+    console.log(`--- ${((block.endUs - block.startUs) / 1000).toFixed(1)} ms ${gapsFile ? "stall" : "busy"}, starting at ${(block.startUs / 1e6).toFixed(2)} s`);
     for (const [frame, us] of inclusive(block, stackOf).slice(0, 12)) console.log(`${(us / 1000).toFixed(1).padStart(9)} ms  ${frame}`);
   }
 }
 
-main(process.argv[2] ?? "", Number(process.argv[3] ?? 8));
+const args = process.argv.slice(2);
+const gapsAt = args.indexOf("--gaps");
+const gapsFile = gapsAt === -1 ? undefined : args.splice(gapsAt, 2)[1];
+main(args[0] ?? "", Number(args[1] ?? 8), gapsFile);
