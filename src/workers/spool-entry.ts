@@ -7,7 +7,7 @@
 
 import { isObject } from "../core/entry-shapes.js";
 import type { Hasher } from "../core/digest.js";
-import { LIGHT_KEEP_CHARS, lightString, type KnownLength } from "../core/light-value.js";
+import { LIGHT_KEEP_CHARS, lightString, wellFormedJsonLength, type KnownLength } from "../core/light-value.js";
 import { contentText, extractionArgs, isToolCallPart } from "../core/message-text.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { shouldSpill } from "../core/spill-rule.js";
@@ -39,7 +39,7 @@ export function spoolEntry(entry: unknown, writer: SpoolWriter, settings: SpoolS
     const result = { chars: text.length, lightText: lightString(text, LIGHT_KEEP_CHARS, LIGHT_KEEP_CHARS, json.length), json: writer.addText(json) };
     return { spool: { shard: writer.shard, result }, known: { text, jsonLength: json.length } };
   }
-  return { spool: { shard: writer.shard, result: spilledResult(message, text, writer, settings, hasher) } };
+  return spilledEntry(message, text, writer, settings, hasher);
 }
 
 /** JSON.stringify of args as a record holds them; `undefined` cannot occur (extractionArgs defaults to {}). */
@@ -47,7 +47,8 @@ function argsJson(args: unknown): string {
   return JSON.stringify(args) ?? "null";
 }
 
-function spilledResult(message: AgentMessage, text: string, writer: SpoolWriter, settings: SpoolSettings, hasher: Hasher): ResultSpool {
+/** An output at or above the spill threshold (well-formed, so its JSON length comes from its bytes). */
+function spilledEntry(message: AgentMessage, text: string, writer: SpoolWriter, settings: SpoolSettings, hasher: Hasher): SpooledEntry {
   const spooled: ResultSpool = { chars: text.length };
   // The record's contentHash uses the calling tool's name; a result names the same tool (the
   // chain task checks, and recomputes in the rare case it does not).
@@ -60,5 +61,5 @@ function spilledResult(message: AgentMessage, text: string, writer: SpoolWriter,
     spillDigest: material.spillDigest,
     resultPreview: material.resultPreview,
   };
-  return spooled;
+  return { spool: { shard: writer.shard, result: spooled }, known: { text, jsonLength: wellFormedJsonLength(text, material.bytes) } };
 }
