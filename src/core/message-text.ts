@@ -7,13 +7,18 @@ export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   const texts: string[] = [];
-  for (const part of content as ContentPart[]) {
-    if (part && part.type === "text" && typeof (part as { text?: unknown }).text === "string") {
-      texts.push((part as { text: string }).text);
-    }
-  }
+  for (const part of content) if (isTextPart(part)) texts.push(part.text);
   // The one text itself, not a copy: the scan recognises it by identity (core/light-value.ts).
   return texts.length === 1 ? texts[0]! : texts.join("\n");
+}
+
+/** A content block that contentText reads. */
+export function isTextPart(part: unknown): part is { type: "text"; text: string } {
+  return isObjectLike(part) && (part as ContentPart).type === "text" && typeof (part as { text?: unknown }).text === "string";
+}
+
+function isObjectLike(value: unknown): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 /** The tool-call blocks of an assistant message (none for other roles or string content). */

@@ -6,6 +6,8 @@
  */
 
 import { spanOutputs } from "../core/extract-records.js";
+import { contentText } from "../core/message-text.js";
+import type { SpooledRun } from "../io/spool.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { ChainTask, SpooledOutput, SpoolSlice } from "../workers/chain-task.js";
 import { fileSliceOf } from "./file-slice.js";
@@ -22,30 +24,36 @@ export function spoolSliceOf(model: SessionModel, dir: string, inner: readonly A
   const wanted = new Set(plannedKeys);
   const outputs: SpooledOutput[] = [];
   for (const output of spanOutputs(inner, new Set(protectedIds), (key) => !wanted.has(key))) {
-    const callSpool = spoolOf(model, output.call.message);
-    const resultSpool = spoolOf(model, output.result);
     const partIndex = (output.call.message.content as unknown[]).indexOf(output.call.part);
-    const args = callSpool?.calls?.find((call) => call.part === partIndex)?.args;
+    const args = argsRun(spoolOf(model, output.call.message)?.calls, partIndex);
+    const resultSpool = spoolOf(model, output.result);
     const result = resultSpool?.result;
-    const bulk = result?.spill?.bytes ?? result?.json;
-    if (!callSpool || !args || !result || !bulk) return undefined;
+    if (!args || !result) return undefined;
+    const [shard, chars, offset, bytes] = result;
     const spooled: SpooledOutput = {
       toolCallId: output.result.toolCallId,
       toolName: output.call.name,
       isError: output.result.isError === true,
       resultTimestamp: output.result.timestamp,
-      args: { shard: callSpool.shard, ...args },
-      bulk: { shard: resultSpool.shard, ...bulk },
-      chars: result.chars,
+      args,
+      bulk: { shard, offset, bytes },
+      chars,
     };
-    if (result.lightText !== undefined) spooled.lightText = result.lightText;
-    if (result.spill) {
-      const { bytes: _bytes, ...spill } = result.spill;
-      spooled.spill = spill;
-    }
+    if (resultSpool.spill) spooled.spill = resultSpool.spill;
+    // The lightened message holds the record's light text, unless the scan said otherwise.
+    else spooled.lightText = resultSpool.lightText ?? contentText(output.result.content);
     outputs.push(spooled);
   }
   return outputs.length === plannedKeys.length ? { dir, outputs } : undefined;
+}
+
+/** The run of a call's args in an assistant entry's packed `calls` ([shard, then index, offset, bytes per call]). */
+function argsRun(calls: readonly number[] | undefined, partIndex: number): SpooledRun | undefined {
+  if (!calls) return undefined;
+  for (let at = 1; at + 2 < calls.length; at += 3) {
+    if (calls[at] === partIndex) return { shard: calls[0]!, offset: calls[at + 1]!, bytes: calls[at + 2]! };
+  }
+  return undefined;
 }
 
 function spoolOf(model: SessionModel, message: AgentMessage) {

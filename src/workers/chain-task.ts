@@ -7,7 +7,7 @@
 import type { BodyRecord } from "../core/deterministic-body.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
-import type { ResultSpool, SpilledResult, SpooledRun } from "../io/spool.js";
+import type { SpillFacts, SpooledRun } from "../io/spool.js";
 import type { SpillTarget } from "../io/write-spill.js";
 
 export interface SpillSettings extends SpillTarget {
@@ -43,7 +43,7 @@ export interface FileSlice {
  * One planned output, as the scan spooled it (io/spool.ts), with what the plan read of it. Flat:
  * a chain has hundreds of these, and each nested object costs the structured clone to a worker.
  */
-export interface SpooledOutput extends Omit<ResultSpool, "json" | "spill"> {
+export interface SpooledOutput {
   toolCallId: string;
   /** The calling tool's name (a record's `toolName`). */
   toolName: string;
@@ -53,7 +53,11 @@ export interface SpooledOutput extends Omit<ResultSpool, "json" | "spill"> {
   args: SpooledRun;
   /** The output's JSON text, or (when `spill` is set) its spill file's bytes. */
   bulk: SpooledRun;
-  spill?: Omit<SpilledResult, "bytes">;
+  /** UTF-16 units of the output text. */
+  chars: number;
+  /** Below the spill threshold: the text as a lightened record carries it. */
+  lightText?: string;
+  spill?: SpillFacts;
 }
 
 /** The span's planned outputs as spooled bytes (the file path after a spooled scan). */
