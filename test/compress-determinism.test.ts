@@ -18,6 +18,9 @@ function mixedSession(): SessionBuilder {
     if (c % 3 === 0) spec.push({ id: "reused", name: "bash", args: { command: "cat huge" }, output: `huge ${c} `.repeat(10000) });
     // An own `__proto__` key (JSON.parse makes one) must be archived as it is: msgpackr renames it.
     if (c === 5) spec.push({ id: "odd-keys", name: "bash", args: JSON.parse('{"__proto__":{"polluted":true},"constructor":"x","command":"odd"}'), output: "odd keys" });
+    // A first call whose args hold a `usage` object, which lightening replaces whole: the body
+    // quotes the first call's args and must quote the real ones.
+    if (c === 2) spec[0]!.args = { command: "cat notes", usage: { input: 123456, output: 654321, note: "an argument named usage" } };
     // A big output whose result names another tool than its call: the spool hashed it with the
     // result's name, the record's contentHash must use the call's.
     if (c === 6) spec.push({ id: "renamed", name: "bash", args: { command: "cat big" }, output: `renamed ${c}\r\n  `.repeat(9000) });

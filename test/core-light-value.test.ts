@@ -133,6 +133,18 @@ describe("guardLightened", () => {
   });
 });
 
+describe("usage subtrees", () => {
+  it("an assistant's usage becomes one placeholder, a usage object inside a call's arguments stays (a retry body quotes the args)", () => {
+    const usage = { input: 123456, output: 654321, cacheRead: 42, cost: { total: 0.5 } };
+    const message = { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "x", usage: { ...usage } } }], usage: { ...usage } };
+    const realArgsJson = JSON.stringify(message.content[0]!.arguments);
+    const length = lightenInPlace(message);
+    expect(typeof message.usage).toBe("string");
+    expect(JSON.stringify(message.content[0]!.arguments)).toBe(realArgsJson);
+    expect(realJsonLength(message)).toBe(length);
+  });
+});
+
 describe("wellFormedJsonLength", () => {
   it("equals JSON.stringify(text).length for any well-formed text, counted on its UTF-8 bytes", () => {
     // Every control character, besides the escape-rich texts above.

@@ -22,7 +22,7 @@ export const LIGHT_PATH_MAX = 4096;
 
 /** Keys whose values are a tool call's arguments: every string inside may be lightened. */
 const ARGS_KEYS = new Set(["arguments", "input", "args"]);
-/** Keys whose whole value planning never reads: an object there becomes one placeholder string. */
+/** Keys whose whole value planning never reads: an object there (outside a call's arguments) becomes one placeholder string. */
 const SUBTREE_KEYS = new Set(["usage"]);
 const MIN_SUBTREE_CHARS = 32;
 /** Keys whose string values are bulk text, never an identifier. */
@@ -132,7 +132,8 @@ function lightenWalk(value: unknown): number {
       // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
       for (const key in record) {
         const child = record[key];
-        const chars = SUBTREE_KEYS.has(key) && typeof child === "object" && child !== null ? JSON.stringify(child).length : 0;
+        // Never inside a call's arguments: a retry body quotes their first 200 JSON characters.
+        const chars = !args && SUBTREE_KEYS.has(key) && typeof child === "object" && child !== null ? JSON.stringify(child).length : 0;
         // Only when the placeholder is shorter than what it replaces (it needs ~8 characters).
         if (chars > MIN_SUBTREE_CHARS) {
           record[key] = placeholderWorth(chars - 2); // the 2 quotes of the string that replaces it

@@ -2,7 +2,7 @@
  * A chain task's records from the scan's spool (io/spool.ts) instead of the session's lines: each
  * record is serialised with its output text spliced in as the JSON the scan already wrote, and a
  * spilled output's file is written from the bytes the scan already encoded and hashed. Same
- * records, same bytes as the file-slice path (test/spool-path.test.ts holds them equal).
+ * records, same bytes as the file-slice path (test/compress-determinism.test.ts holds them equal).
  */
 
 import { buildBackfilledRecord } from "../core/chain-entry.js";
@@ -34,7 +34,8 @@ export async function spooledRecords(task: ChainTask, slice: SpoolSlice, hasher:
   const bytes = readSpooled(slice.dir, slice.outputs.flatMap((output) => [output.args, output.bulk]));
   const out: SpooledRecords = { records: [], recordJson: [], bodyRecords: [], spilledFiles: 0, spilledBytes: 0, archivedChars: 0 };
   slice.outputs.forEach((output, i) => {
-    const args = JSON.parse(bytes[2 * i]!.toString("utf8")) as unknown;
+    const argsText = bytes[2 * i]!.toString("utf8");
+    const args = JSON.parse(argsText) as unknown;
     const bulk = bytes[2 * i + 1]!;
     out.archivedChars += output.chars;
     const record = output.spill ? spilledRecord(task, output, args, bulk, hasher, writes) : inlineRecord(output, args);
@@ -44,8 +45,9 @@ export async function spooledRecords(task: ChainTask, slice: SpoolSlice, hasher:
       out.spilledFiles++;
       out.spilledBytes += bulk.length;
     }
-    // Lightened as the file-slice path lightens a full record; the text's light form is spooled.
-    const light = { ...record };
+    // Lightened as the file-slice path lightens a full record, on args of its own (lightening
+    // works in place, and the body still reads the real ones); the text's light form is spooled.
+    const light = { ...record, args: JSON.parse(argsText) as unknown };
     lightenInPlace(light);
     if (!output.spill) light.resultText = output.lightText ?? "";
     out.records.push(light);
