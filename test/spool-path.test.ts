@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
+import { scanSession } from "../src/main/scan-session.js";
 import { runChainTask } from "../src/workers/run-chain-task.js";
 import { compressFile } from "./helpers/compress-harness.js";
 import { calls, readLines, SessionBuilder } from "./helpers/session-builder.js";
@@ -39,6 +40,16 @@ describe("the spool path", () => {
 
     const healed = await compressFile(file, { runner, path: "spool" });
     expect(healed.result.compressedEntries).toHaveLength(4);
+  });
+
+  it.each([0, 2])("a spool that cannot be written is reported as such, not as a missing session (%i workers)", async (workers) => {
+    const runner = createChainRunner(workers);
+    runners.push(runner);
+    const file = session().writeTemp();
+    const gone = path.join(path.dirname(file), "no-such-spool-folder");
+    const scan = scanSession(file, runner, { spool: { dir: gone, spillThreshold: 65536, previewBytes: 2048 } });
+    await expect(scan).rejects.toMatchObject({ code: "io", file });
+    await expect(scan).rejects.toThrow(`cannot write the scan's spool file ${gone}`);
   });
 
   it("a task whose spooled outputs are not the planned ones is refused before anything is read or written", async () => {

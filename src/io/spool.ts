@@ -104,7 +104,13 @@ export class SpoolWriter {
 
   /** Writes what was added (nothing when nothing was). */
   finish(): void {
-    if (this.sink.length > 0) fs.writeFileSync(this.file, this.sink.bytes(), { mode: 0o600 });
+    try {
+      if (this.sink.length > 0) fs.writeFileSync(this.file, this.sink.bytes(), { mode: 0o600 });
+    } catch (error) {
+      // Said as such: the error crosses to the main thread as a plain Error (a full disk, a
+      // removed folder), and must not read as a problem with the session file.
+      throw new Error(`${SPOOL_WRITE_FAILED} ${this.file}: ${(error as Error).message}`);
+    }
     const buffer = this.sink.release();
     SpoolWriter.spare = buffer.length <= SPARE_MAX_BYTES ? buffer : undefined;
   }
@@ -155,6 +161,9 @@ export function removeSpoolDir(dir: string): void {
 }
 
 const SPOOL_PREFIX = ".chainpress-spool.";
+
+/** How a failed spool write begins its message (main/scan-session.ts reports it as it is). */
+export const SPOOL_WRITE_FAILED = "cannot write the scan's spool file";
 
 /** The pid in a spool folder's name written for `sessionFile`, or undefined for any other name. */
 export function spoolWriterPid(name: string, sessionFile: string): number | undefined {

@@ -11,7 +11,7 @@ import { cooperativePause, driveSteps } from "./cooperative.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { shardBounds } from "../io/shard-bounds.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../io/read-session.js";
-import type { SpoolSettings } from "../io/spool.js";
+import { SPOOL_WRITE_FAILED, type SpoolSettings } from "../io/spool.js";
 import type { ShardScan } from "../workers/scan-task.js";
 import type { ChainRunner } from "./chain-runner.js";
 
@@ -86,7 +86,8 @@ async function sizeOf(file: string): Promise<number> {
 
 function ioError(file: string, error: unknown): SessionFileError {
   if (error instanceof SessionFileError) return error;
-  if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") return new SessionFileError("not-found", file, "no such file", undefined, error);
   const what = error instanceof Error ? error.message : String(error);
+  if (what.startsWith(SPOOL_WRITE_FAILED)) return new SessionFileError("io", file, what, undefined, error);
+  if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") return new SessionFileError("not-found", file, "no such file", undefined, error);
   return new SessionFileError("io", file, `cannot read: ${what}`, undefined, error);
 }
