@@ -241,8 +241,10 @@ export class SessionBuilder {
    * malformed). Duplicate ids only warn: pi keeps the last one.
    */
   private *checkEntries(): Steps<{ entries: SessionEntry[]; places: EntryLocation[]; ids: Set<string> }> {
-    const seen = new Set<string>();
+    // Entry ids in file order (the appender's set), and the ids of stray headers (rare), which
+    // a later entry may also duplicate: one set per entry, not two.
     const ids = new Set<string>();
+    const headerIds = new Set<string>();
     const entries: SessionEntry[] = [];
     const places: EntryLocation[] = [];
     for (let i = 0; i < this.entries.length; i++) {
@@ -251,17 +253,17 @@ export class SessionBuilder {
       const place = this.places[i]!;
       if (entry.type === "session") {
         this.warnings.push(sessionWarning("extra-header", this.file, "second session header; pi ignores it", place.line));
+        if (typeof entry.id === "string") headerIds.add(entry.id);
       } else if (typeof entry.id !== "string" || !(entry.parentId === null || typeof entry.parentId === "string")) {
         this.malformed("entry lacks a string `id` or a `parentId`", place.line);
         continue;
-      } else if (seen.has(entry.id)) {
-        this.warnings.push(sessionWarning("duplicate-id", this.file, `duplicate entry id ${entry.id}; the last one wins`, place.line));
-      }
-      if (typeof entry.id === "string") seen.add(entry.id);
-      if (entry.type !== "session") {
-        // Re-inserting moves a duplicate id to the end, so the last entry stays last (pi's leaf).
-        ids.delete(entry.id as string);
-        ids.add(entry.id as string);
+      } else {
+        if (ids.has(entry.id) || headerIds.has(entry.id)) {
+          this.warnings.push(sessionWarning("duplicate-id", this.file, `duplicate entry id ${entry.id}; the last one wins`, place.line));
+          // Re-inserted below: a duplicate id moves to the end, so the last entry stays last (pi's leaf).
+          ids.delete(entry.id);
+        }
+        ids.add(entry.id);
       }
       entries.push(entry as SessionEntry);
       places.push(place);
