@@ -3,12 +3,17 @@
 // skip when not opened in the span, protected (bare id), non-number timestamp, or already indexed;
 // otherwise a record with text parts joined "\n" and isError === true.
 import { describe, expect, it } from "vitest";
-import { outputFields, plannedKeys, spanOutputs } from "../src/core/extract-records.js";
+import { outputFields, spanOutputs } from "../src/core/extract-records.js";
 import type { AgentMessage } from "../src/core/session-types.js";
 import { assistantBlocks, assistantCalls, textPart, thinking, toolResult } from "./helpers/messages.js";
 
 const noSkip = () => false;
 const noProtected = new Set<string>();
+
+/** The occurrence keys a chain would archive, in span order (what planning reserves refs for). */
+function plannedKeys(inner: AgentMessage[], protectedIds: Set<string>, skip: (k: string) => boolean): string[] {
+  return [...spanOutputs(inner, protectedIds, skip)].map((output) => output.key);
+}
 
 function fieldsOf(inner: AgentMessage[], protectedIds: Set<string> = noProtected, skip: (k: string) => boolean = noSkip) {
   return [...spanOutputs(inner, protectedIds, skip)].map(outputFields);

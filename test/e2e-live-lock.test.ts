@@ -11,10 +11,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, settle } from "./helpers/cli-harness.js";
-import { piEnv, writeAgentDir } from "./helpers/pi-agent-dir.js";
+import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
 import { startMockLlm } from "./helpers/pi-mock-llm.mjs";
-import { startPiRpc, type PiRpc } from "./helpers/pi-rpc.js";
+import { startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
 
 let work: string;
 let mock: Awaited<ReturnType<typeof startMockLlm>>;

@@ -11,10 +11,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./helpers/fixture-paths.js";
-import { piEnv, writeAgentDir } from "./helpers/pi-agent-dir.js";
+import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { ensureBuilt } from "./helpers/pi-build.js";
 import { startMockLlm } from "./helpers/pi-mock-llm.mjs";
-import { piCommand, startPiRpc } from "./helpers/pi-rpc.js";
+import { piCommand, startPiRpc } from "../bench/lib/pi-rpc.js";
 
 const dirs: string[] = [];
 function tempDir(prefix: string): string {

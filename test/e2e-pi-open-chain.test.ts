@@ -10,10 +10,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { piEnv, writeAgentDir } from "./helpers/pi-agent-dir.js";
+import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
 import { contentText, lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
-import { startPiRpc, type PiRpc } from "./helpers/pi-rpc.js";
+import { startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
 
 type OpenAiMessage = { role: string; content: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string; function: { name: string } }> };
 type Step = { text?: string; toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }> };

@@ -23,10 +23,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeAgentDir, piEnv } from "./helpers/pi-agent-dir.js";
+import { writeAgentDir, piEnv } from "../bench/lib/pi-agent-dir.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
 import { contentText, lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
-import { piCommand, startPiRpc, type PiRpc } from "./helpers/pi-rpc.js";
+import { piCommand, startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
 
 type Step = { text?: string; toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }> };
 type OpenAiMessage = { role: string; content: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string; function: { name: string } }> };

@@ -66,6 +66,22 @@ describe("/pruner compact", () => {
     expect(lines[5]).toBe("errors: none");
   });
 
+  it("status says what the last compact cost pi's process, measured while it ran", async () => {
+    const host = await PiHost.start(SessionManager.inMemory(), track(tempAgentDir()));
+    await playChains(host, new MessageClock(), ["c1", "c2", "c3"]);
+    await host.command("/pruner status");
+    expect(host.notices.at(-1)!.message).not.toMatch(/last compact/);
+    await host.command("/pruner compact");
+    await host.command("/pruner status");
+    const line = host.notices.at(-1)!.message.split("\n").find((text) => text.startsWith("last compact:"));
+    const figures = /^last compact: 3 chains in (\d+\.\d\d) s, event loop max (\d+) ms, peak RSS (\d+) MB$/.exec(line ?? "");
+    expect(figures, line).not.toBeNull();
+    expect(Number(figures![3])).toBeGreaterThan(0);
+    await host.command("/pruner compact");
+    await host.command("/pruner status");
+    expect(host.notices.at(-1)!.message).toMatch(/\nlast compact: 0 chains in /);
+  });
+
   it("answers an unknown subcommand with the usage", async () => {
     const host = await PiHost.start(SessionManager.inMemory(), track(tempAgentDir()));
     await host.command("/pruner frobnicate");

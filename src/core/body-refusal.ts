@@ -8,24 +8,16 @@
 
 import { recordTime, type BodyRecord } from "./deterministic-body.js";
 import { isRepresentableTime } from "./entry-shapes.js";
-import { spanOutputs } from "./extract-records.js";
-import type { AgentMessage } from "./session-types.js";
+import type { SpanOutput } from "./extract-records.js";
 
 /** Why no body can be built from the indexed records plus the planned outputs; undefined when one can. */
-export function bodyRefusal(
-  inner: readonly AgentMessage[],
-  protectedIds: ReadonlySet<string>,
-  plannedKeys: readonly string[],
-  indexed: readonly BodyRecord[],
-): string | undefined {
+export function bodyRefusal(planned: readonly SpanOutput[], indexed: readonly BodyRecord[]): string | undefined {
   for (const record of indexed) {
     const time = recordTime(record);
     if (!isRepresentableTime(time)) return `archived record ${record.toolCallId} has an impossible time (${String(time)})`;
   }
-  if (plannedKeys.length === 0) return undefined;
-  const planned = new Set(plannedKeys);
   // Fresh records take the toolResult's timestamp as their time (extract-records outputFields).
-  for (const output of spanOutputs(inner, protectedIds, (key) => !planned.has(key))) {
+  for (const output of planned) {
     if (!isRepresentableTime(output.result.timestamp)) return `tool result ${output.result.toolCallId} has an impossible timestamp (${String(output.result.timestamp)})`;
   }
   return undefined;

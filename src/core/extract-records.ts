@@ -45,13 +45,6 @@ export function* spanOutputs(
   }
 }
 
-/** The occurrence keys a chain would archive, in span order. */
-export function plannedKeys(inner: readonly AgentMessage[], protectedIds: ReadonlySet<string>, skip: (key: string) => boolean): string[] {
-  const keys: string[] = [];
-  for (const output of spanOutputs(inner, protectedIds, skip)) keys.push(output.key);
-  return keys;
-}
-
 /** The full-text fields of a backfilled record for one output. */
 export function outputFields(output: SpanOutput) {
   return {

@@ -12,6 +12,7 @@
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { CHARS_PER_TOKEN, COMPACT_ROLLING_WINDOW } from "../core/defaults.js";
 import type { CompressEligibleResult } from "../main/compress-eligible.js";
+import { startLoadMonitor } from "../main/load-monitor.js";
 import { passInput, runPass } from "./compress-pass.js";
 import { guard, notify } from "./report.js";
 import { branchBoundAppend, type Chainpress } from "./runtime.js";
@@ -47,8 +48,16 @@ async function compact(runtime: Chainpress, ctx: ExtensionCommandContext): Promi
   const outcome = await runtime.queue.tryRun(
     async () => {
       const generation = runtime.holder.generation;
-      const input = await passInput(runtime, ctx.sessionManager);
-      const result = await runPass(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW, branchBoundAppend(runtime, generation));
+      const started = performance.now();
+      const monitor = startLoadMonitor();
+      let result: CompressEligibleResult;
+      try {
+        const input = await passInput(runtime, ctx.sessionManager);
+        result = await runPass(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW, branchBoundAppend(runtime, generation));
+      } finally {
+        runtime.lastCompact = { ...monitor.stop(), wallMs: performance.now() - started, chains: 0 };
+      }
+      runtime.lastCompact.chains = result.compressedEntries.length;
       notify(ctx, compactNotice(result));
       refreshStatusLine(runtime, ctx);
     },
@@ -101,8 +110,8 @@ export function compactNotice(result: CompressEligibleResult): string {
 async function showStatus(runtime: Chainpress, ctx: ExtensionCommandContext): Promise<void> {
   // Behind the queue, briefly: a status asked right after a reply reports that reply's flush. The
   // report only reads, so when the queue stays busy it is shown anyway, saying what runs.
-  const outcome = await runtime.queue.tryRun(async () => notify(ctx, statusReport(runtime, ctx.sessionManager)), "/pruner status", runtime.commandWaitMs);
-  if (!outcome.ran) notify(ctx, `${statusReport(runtime, ctx.sessionManager)}\nbusy: ${busyText(runtime, outcome.busy)}`);
+  const outcome = await runtime.queue.tryRun(async () => notify(ctx, await statusReport(runtime, ctx.sessionManager)), "/pruner status", runtime.commandWaitMs);
+  if (!outcome.ran) notify(ctx, `${await statusReport(runtime, ctx.sessionManager)}\nbusy: ${busyText(runtime, outcome.busy)}`);
 }
 
 async function setEnabled(runtime: Chainpress, ctx: ExtensionCommandContext, enabled: boolean): Promise<void> {

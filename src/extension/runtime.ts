@@ -8,6 +8,7 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { makeProtectionPredicate, type ProtectionPredicate } from "../core/protection.js";
 import type { LiveSessionLock } from "../io/live-session-lock.js";
 import type { AppendEntry } from "../main/append-entry.js";
+import type { LoadFigures } from "../main/load-monitor.js";
 import { yieldToEventLoop } from "./event-loop.js";
 import { PersistGate } from "./persist-gate.js";
 import { LazyRunner, type RunnerFactory } from "./runner-pool.js";
@@ -33,6 +34,14 @@ export interface Chainpress {
   readonly commandWaitMs: number;
   /** The live-session lock of the open session file (none for an in-memory session). */
   liveLock: LiveSessionLock | undefined;
+  /** What the last `/pruner compact` cost pi's process (shown by `/pruner status`). */
+  lastCompact: CompactCost | undefined;
+}
+
+/** One `/pruner compact`, measured while it ran on pi's event loop. */
+export interface CompactCost extends LoadFigures {
+  wallMs: number;
+  chains: number;
 }
 
 /** Default of `commandWaitMs`: long enough for a flush that is about to end, short enough to feel like an answer. */
@@ -61,6 +70,7 @@ export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Cha
     gate: new PersistGate(options.persistTimeoutMs),
     commandWaitMs: options.commandWaitMs ?? DEFAULT_COMMAND_WAIT_MS,
     liveLock: undefined,
+    lastCompact: undefined,
   };
   return runtime;
 }

@@ -10,11 +10,13 @@ import { CHARS_PER_TOKEN } from "../core/defaults.js";
 import { detectChains } from "../core/detect-chains.js";
 import type { DiagnosticKind } from "../core/prune-types.js";
 import { formatReconstructWarning } from "../core/reconstruct.js";
-import { pruneMessages } from "../core/render/prune-messages.js";
+import { pruneMessagesSteps } from "../core/render/prune-messages.js";
 import type { AgentMessage } from "../core/session-types.js";
-import { contextMessages } from "../core/session-tree.js";
+import { contextMessagesSteps } from "../core/session-tree.js";
+import { stepDue, type Steps } from "../core/steps.js";
+import { driveSteps } from "../main/cooperative.js";
 import { pruneOptions } from "./context-handler.js";
-import type { Chainpress } from "./runtime.js";
+import type { Chainpress, CompactCost } from "./runtime.js";
 import type { SessionView } from "./session-view.js";
 import { branchEntries, blobDirOf, sessionBranchMessages } from "./state-holder.js";
 
@@ -71,9 +73,24 @@ export function refreshStatusLine(runtime: Chainpress, ctx: ExtensionContext): v
   }
 }
 
-function jsonChars(messages: readonly AgentMessage[]): number {
+/**
+ * JSON length per message object: pi keeps its message objects, and rendering returns untouched
+ * ones as they are, so after the first report only what a compaction changed is serialised again.
+ */
+const lengthOf = new WeakMap<object, number>();
+
+function* jsonCharsSteps(messages: readonly AgentMessage[]): Steps<number> {
   let chars = 0;
-  for (const message of messages) chars += JSON.stringify(message).length;
+  for (let index = 0; index < messages.length; index++) {
+    if (stepDue(index)) yield;
+    const message = messages[index]!;
+    let length = lengthOf.get(message);
+    if (length === undefined) {
+      length = JSON.stringify(message).length;
+      lengthOf.set(message, length);
+    }
+    chars += length;
+  }
   return chars;
 }
 
@@ -81,20 +98,23 @@ function tokens(chars: number): string {
   return `~${Math.round(chars / CHARS_PER_TOKEN).toLocaleString("en-US")}`;
 }
 
-/** Characters of the branch's context as pi would send it, raw and after chainpress's rendering. */
-export function contextChars(runtime: Chainpress, sessionManager: SessionView): { raw: number; rendered: number } {
-  const raw = contextMessages(branchEntries(sessionManager));
-  const rendered = runtime.settings.enabled ? pruneMessages(raw, runtime.holder.state, pruneOptions(runtime)).messages : raw;
-  return { raw: jsonChars(raw), rendered: jsonChars(rendered) };
+/**
+ * Characters of the branch's context as pi would send it, raw and after chainpress's rendering.
+ * In slices: on a large session one pass over it held pi's UI for a quarter of a second.
+ */
+export function* contextCharsSteps(runtime: Chainpress, sessionManager: SessionView): Steps<{ raw: number; rendered: number }> {
+  const raw = yield* contextMessagesSteps(branchEntries(sessionManager));
+  const rendered = runtime.settings.enabled ? (yield* pruneMessagesSteps(raw, runtime.holder.state, pruneOptions(runtime))).messages : raw;
+  return { raw: yield* jsonCharsSteps(raw), rendered: yield* jsonCharsSteps(rendered) };
 }
 
 /** The multi-line `/pruner status` text. */
-export function statusReport(runtime: Chainpress, sessionManager: SessionView): string {
+export async function statusReport(runtime: Chainpress, sessionManager: SessionView): Promise<string> {
   const { settings, holder } = runtime;
   const chains = detectChains(sessionBranchMessages(sessionManager), runtime.isProtected);
   const closed = chains.filter((chain) => chain.finalAssistantTimestamp !== null).length;
   const totals = archiveTotals(runtime);
-  const size = contextChars(runtime, sessionManager);
+  const size = await driveSteps(contextCharsSteps(runtime, sessionManager));
   const saved = size.raw - size.rendered;
   const counters = holder.diagnostics.counters;
   const lines = [
@@ -105,10 +125,17 @@ export function statusReport(runtime: Chainpress, sessionManager: SessionView): 
     `diagnostics: ${DIAG_LETTERS.map(([kind]) => `${kind} ${counters[kind]}`).join(", ")}`,
     `errors: ${holder.errors.length === 0 ? "none" : `${holder.errors.length}, last: ${holder.errors[holder.errors.length - 1]}`}`,
   ];
+  if (runtime.lastCompact) lines.push(lastCompactLine(runtime.lastCompact));
   const unsaved = holder.diagnostics.failures;
   if (unsaved.length > 0) lines.push(`diagnostics not persisted: ${unsaved.length} (${holder.diagnostics.failedAppends} failed appends), last: ${unsaved[unsaved.length - 1]}`);
   for (const warning of [...runtime.settingsWarnings, ...holder.reconstructWarnings.map(formatReconstructWarning)]) lines.push(`warning: ${warning}`);
   return lines.join("\n");
+}
+
+/** "last compact: 2 chains in 1.52 s, event loop max 18 ms, peak RSS 412 MB". */
+function lastCompactLine(cost: CompactCost): string {
+  const chains = `${cost.chains} chain${cost.chains === 1 ? "" : "s"}`;
+  return `last compact: ${chains} in ${(cost.wallMs / 1000).toFixed(2)} s, event loop max ${Math.round(cost.eventLoopMaxMs)} ms, peak RSS ${Math.round(cost.peakRssBytes / 1e6)} MB`;
 }
 
 /** Where the spill files are; a folder is named only when it exists (nothing spilled: none is made). */

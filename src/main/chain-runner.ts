@@ -75,7 +75,7 @@ function poolRunner(workers: number, deadlineMs: (bytes: number) => number): Cha
   return {
     workers,
     run: (task) => {
-      const transferList = task.encodedSlice ? [task.encodedSlice.buffer as ArrayBuffer] : [];
+      const transferList = (task.encodedSlice ?? []).map((chunk) => chunk.buffer as ArrayBuffer);
       return timed<ChainTaskResult>(task, chainTaskBytes(task), transferList).catch(deadlineError(`chain ${task.chainStart}`));
     },
     scan: (task) => timed<ShardScanWire>(task, task.end - task.start, []).then(decodeShardScan, deadlineError(`shard at byte ${task.start}`)),
@@ -107,7 +107,8 @@ class Slots {
 function chainTaskBytes(task: ChainTask): number {
   if (task.fileSlice) return task.fileSlice.lines.reduce((sum, line) => sum + line.bytes, 0);
   if (task.spoolSlice) return task.spoolSlice.outputs.reduce((sum, output) => sum + output.args.bytes + output.bulk.bytes, 0);
-  return task.encodedSlice?.length ?? (task.inner?.length ?? 0) * 10_000;
+  if (task.encodedSlice) return task.encodedSlice.reduce((sum, chunk) => sum + chunk.length, 0);
+  return (task.inner?.length ?? 0) * 10_000;
 }
 
 /** An aborted task says what ran out of time, not just "AbortError". */

@@ -14,7 +14,6 @@ import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
 import { commitGroup, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
-import { msgpackAlters } from "../core/well-formed.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { cooperativePause, driveSteps } from "./cooperative.js";
@@ -206,16 +205,18 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
       const fileSlice = deps.fileSlice;
       const slice = await prepareInLane(() => fileSlice(plan));
       plan.inner = [];
+      plan.outputs = [];
       return deps.runner.run(buildTask(deps, plan, slice));
     }
+    const encoded = await prepareInLane(() => encodeSlice(plan.inner));
     // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
     // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-    if (msgpackAlters(plan.inner)) return deps.runner.run(buildTask(deps, plan, { inner: plan.inner }));
-    const encoded = await prepareInLane(() => encodeSlice(plan.inner));
+    if (!encoded) return deps.runner.run(buildTask(deps, plan, { inner: plan.inner }));
     stats.stageMs.encode += encoded.busyMs;
     // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
     plan.inner = [];
-    return deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.bytes }));
+    plan.outputs = [];
+    return deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.chunks }));
   };
   return run().then(
     (result) => ({ ok: true as const, result }),

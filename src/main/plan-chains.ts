@@ -6,7 +6,7 @@
  */
 
 import { buildDeterministicBody, type BodyRecord } from "../core/deterministic-body.js";
-import { plannedKeys } from "../core/extract-records.js";
+import { spanOutputs, type SpanOutput } from "../core/extract-records.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ChainRange, DiagnosticReport } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -33,6 +33,11 @@ export interface DeterministicPlan extends PlanBase {
   /** Messages strictly inside the span. */
   inner: AgentMessage[];
   plannedKeys: string[];
+  /**
+   * The planned outputs, found once while planning (`inner` is walked a single time); emptied,
+   * with `inner`, once the task is dispatched. An open chain's plan leaves it out.
+   */
+  outputs?: SpanOutput[];
   reservedRefs: string[];
   /** Members archived by an earlier attempt (retry discriminator). */
   indexed: BodyRecord[];
@@ -61,21 +66,22 @@ export function planChain(chain: ChainRange, messages: readonly AgentMessage[], 
   const span = spans.resolve(chain);
   const inner = span ? messages.slice(span.startIndex + 1, span.endIndex) : [];
   const indexed = lookupKeys.flatMap((key) => state.records.get(key) ?? []);
-  const keys = plannedKeys(inner, new Set(chain.protectedToolCallIds), (key) => state.isIndexed(key) || claimed.has(key));
+  const outputs = [...spanOutputs(inner, new Set(chain.protectedToolCallIds), (key) => state.isIndexed(key) || claimed.has(key))];
+  const keys = outputs.map((output) => output.key);
   if (keys.length === 0 && indexed.length === 0) return skipPlan(chain, lookupKeys);
   if (new Set(keys).size !== keys.length) {
     // Two outputs under one occurrence key (same id, same timestamp) cannot both be archived and
     // recovered by ref; dropping the span would lose one of them. Fail closed.
     return refusedPlan(chain, lookupKeys, "two outputs share an occurrence key (same tool-call id and timestamp)");
   }
-  const refusal = bodyRefusal(inner, new Set(chain.protectedToolCallIds), keys, indexed);
+  const refusal = bodyRefusal(outputs, indexed);
   if (refusal) return refusedPlan(chain, lookupKeys, refusal);
   for (const key of keys) claimed.add(key);
   const reservedRefs = state.reserveRefs(keys.length);
   const fresh = new Map(keys.map((key, i) => [key, reservedRefs[i]!]));
   const toolRefs = lookupKeys.flatMap((key) => fresh.get(key) ?? state.refByKey.get(key) ?? []);
   const blockId = state.reserveBlockId();
-  return { kind: "deterministic", chain, lookupKeys, blockId, inner, plannedKeys: keys, reservedRefs, indexed, toolRefs };
+  return { kind: "deterministic", chain, lookupKeys, blockId, inner, plannedKeys: keys, outputs, reservedRefs, indexed, toolRefs };
 }
 
 function skipPlan(chain: ChainRange, lookupKeys: string[]): SkipPlan {

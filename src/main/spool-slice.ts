@@ -5,7 +5,7 @@
  * caller then sends the span's lines instead (main/file-slice.ts).
  */
 
-import { spanOutputs } from "../core/extract-records.js";
+import { spanOutputs, type SpanOutput } from "../core/extract-records.js";
 import { contentText } from "../core/message-text.js";
 import type { SpooledRun } from "../io/spool.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -16,14 +16,20 @@ import type { SessionModel } from "./session-model.js";
 
 /** Where a chain task gets its plan's bulk: the scan's spool, else the session's lines. */
 export function taskSliceOf(model: SessionModel, plan: DeterministicPlan, spoolDir: string | undefined): Pick<ChainTask, "fileSlice" | "spoolSlice"> {
-  const spoolSlice = spoolDir === undefined ? undefined : spoolSliceOf(model, spoolDir, plan.inner, plan.chain.protectedToolCallIds, plan.plannedKeys);
+  const spoolSlice = spoolDir === undefined ? undefined : spoolSliceOf(model, spoolDir, plannedOutputs(plan), plan.plannedKeys.length);
   return spoolSlice ? { spoolSlice } : { fileSlice: fileSliceOf(model, plan.inner) };
 }
 
-export function spoolSliceOf(model: SessionModel, dir: string, inner: readonly AgentMessage[], protectedIds: readonly string[], plannedKeys: readonly string[]): SpoolSlice | undefined {
-  const wanted = new Set(plannedKeys);
+/** The plan's outputs as planning found them, or found again (a plan made without them). */
+function plannedOutputs(plan: DeterministicPlan): readonly SpanOutput[] {
+  if (plan.outputs) return plan.outputs;
+  const wanted = new Set(plan.plannedKeys);
+  return [...spanOutputs(plan.inner, new Set(plan.chain.protectedToolCallIds), (key) => !wanted.has(key))];
+}
+
+export function spoolSliceOf(model: SessionModel, dir: string, planned: readonly SpanOutput[], plannedCount: number): SpoolSlice | undefined {
   const outputs: SpooledOutput[] = [];
-  for (const output of spanOutputs(inner, new Set(protectedIds), (key) => !wanted.has(key))) {
+  for (const output of planned) {
     const partIndex = (output.call.message.content as unknown[]).indexOf(output.call.part);
     const args = argsRun(spoolOf(model, output.call.message)?.calls, partIndex);
     const resultSpool = spoolOf(model, output.result);
@@ -44,7 +50,7 @@ export function spoolSliceOf(model: SessionModel, dir: string, inner: readonly A
     else spooled.lightText = resultSpool.lightText ?? contentText(output.result.content);
     outputs.push(spooled);
   }
-  return outputs.length === plannedKeys.length ? { dir, outputs } : undefined;
+  return outputs.length === plannedCount ? { dir, outputs } : undefined;
 }
 
 /** The run of a call's args in an assistant entry's packed `calls` ([shard, then index, offset, bytes per call]). */

@@ -74,8 +74,8 @@ export interface ChainTask {
   fileSlice?: FileSlice;
   /** The planned outputs' bulk, spooled by the scan: nothing to read from the session file. */
   spoolSlice?: SpoolSlice;
-  /** The same messages, each msgpackr-encoded, back to back (main/encode-slice.ts): the live path. */
-  encodedSlice?: Uint8Array;
+  /** The same messages, each msgpackr-encoded, back to back in chunks (main/encode-slice.ts): the live path. */
+  encodedSlice?: Uint8Array[];
   /** The same messages as objects, for the rare slice msgpack cannot carry (lone surrogates). */
   inner?: AgentMessage[];
   protectedIds: string[];

@@ -86,7 +86,7 @@ function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {
 /** The span's messages, from wherever the task carries them. */
 function sliceMessages(task: ChainTask): AgentMessage[] {
   if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart);
-  return task.inner ?? (unpackMultiple(task.encodedSlice ?? new Uint8Array()) as AgentMessage[]);
+  return task.inner ?? (task.encodedSlice ?? []).flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);
 }
 
 function lap(timings: TaskTimings, stage: keyof TaskTimings, since: number): number {

@@ -61,6 +61,7 @@ export function startPiRpc(options: { cwd: string; env: NodeJS.ProcessEnv; args:
   const rpc: PiRpc = {
     events,
     stderr: () => stderr,
+    waitFor,
     async send(command) {
       const id = `req-${++nextId}`;
       const from = events.length;
