@@ -102,3 +102,32 @@ export function deterministicIdFactory(sessionId: string, reserved: Iterable<str
     }
   };
 }
+
+/**
+ * Migrates one freshly parsed line of a version-1/2 file the way `migrateEntries` migrated its
+ * twin: the same entry, parsed and migrated earlier (lightened, say), whose ids and converted
+ * fields are copied over in the order migrateEntries assigns them, so the keys land where they
+ * would have. A streamed rewrite needs no other entry in memory.
+ */
+export function migrateLikeTwin(entry: RawEntry, twin: RawEntry, fromVersion: number): void {
+  if (fromVersion >= CURRENT_SESSION_VERSION) return;
+  if (entry.type === "session") {
+    entry.version = CURRENT_SESSION_VERSION;
+    return;
+  }
+  if (fromVersion < 2) {
+    entry.id = twin.id;
+    entry.parentId = twin.parentId;
+    if (entry.type === "compaction" && typeof entry.firstKeptEntryIndex === "number") {
+      if (Object.hasOwn(twin, "firstKeptEntryId")) entry.firstKeptEntryId = twin.firstKeptEntryId;
+      delete entry.firstKeptEntryIndex;
+    }
+  }
+  const message = entry.type === "message" ? entry.message : undefined;
+  if (isRecord(message) && message.role === "hookMessage") message.role = "custom";
+}
+
+/** The header of a version-1/2 file as migrateEntries leaves it. */
+export function migrateHeader(header: SessionHeader): void {
+  if (sessionVersionOf(header) < CURRENT_SESSION_VERSION) header.version = CURRENT_SESSION_VERSION;
+}

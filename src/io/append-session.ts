@@ -234,6 +234,17 @@ export interface MigrateFileOptions {
 export async function migrateFileInPlace(loaded: LoadedSession, options: MigrateFileOptions = {}): Promise<LoadedSession> {
   if (loaded.originalVersion >= CURRENT_SESSION_VERSION) return loaded;
   if (loaded.lightened) throw new SessionFileError("io", loaded.file, "internal error: a lightened session cannot be written back");
+  const counter: SerializeCounter = { bytes: 0, places: new Map() };
+  await rewriteMigrated(loaded, serialize(loaded, counter), options);
+  return rewrittenSession(loaded, counter);
+}
+
+/**
+ * Replaces a version-1/2 file, as `loaded` read it, with `lines` (its version-3 form, each line
+ * with its "\n"), atomically and keeping the file's mode and owner. Refuses when a line would be
+ * lost that the options do not allow to drop, or when the file changed since it was read.
+ */
+export async function rewriteMigrated(loaded: LoadedSession, lines: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, options: MigrateFileOptions): Promise<void> {
   const tail = loaded.truncatedTail;
   if (tail !== null && options.dropTruncatedTail !== true) {
     throw new SessionFileError("truncated-last-line", loaded.file, "last line is incomplete; refusing to rewrite the file", tail.line);
@@ -242,7 +253,6 @@ export async function migrateFileInPlace(loaded: LoadedSession, options: Migrate
   if (skipped !== undefined && options.dropMalformedLines !== true) {
     throw new SessionFileError("malformed-line", loaded.file, "malformed line would be lost; refusing to rewrite the file", skipped);
   }
-  const counter: SerializeCounter = { bytes: 0, places: new Map() };
   try {
     const before = await stat(loaded.file);
     if (before.size !== loaded.byteLength) {
@@ -250,12 +260,11 @@ export async function migrateFileInPlace(loaded: LoadedSession, options: Migrate
     }
     // Only root can (and must) hand the new file back to its owner.
     const owner = process.getuid?.() === 0 ? { uid: before.uid, gid: before.gid } : undefined;
-    await writeFileAtomic(loaded.file, serialize(loaded, counter), { mode: before.mode & 0o7777, owner });
+    await writeFileAtomic(loaded.file, lines, { mode: before.mode & 0o7777, owner });
     crashPoint("migrate-written"); // test-only (crash-points.ts)
   } catch (error) {
     throw asIoError(error, loaded.file, "cannot rewrite the migrated session");
   }
-  return rewrittenSession(loaded, counter);
 }
 
 interface SerializeCounter {

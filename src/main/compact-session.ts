@@ -14,7 +14,7 @@ import { detectChainsSteps, detectOpenChain } from "../core/detect-chains.js";
 import { makeProtectionPredicate, type ProtectionPredicate } from "../core/protection.js";
 import type { ChainRange } from "../core/prune-types.js";
 import { recoveryGraceKeysSteps } from "../core/select-eligible.js";
-import { SessionAppender, migrateFileInPlace } from "../io/append-session.js";
+import { SessionAppender } from "../io/append-session.js";
 import { readSession, type LoadedSession } from "../io/read-session.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
@@ -33,6 +33,7 @@ import { DiagnosticSink } from "./diagnostic-sink.js";
 import type { DeterministicPlan } from "./plan-chains.js";
 import { taskSliceOf } from "./spool-slice.js";
 import { startLoadMonitor, type LoadMonitor } from "./load-monitor.js";
+import { migrateScannedFile } from "./migrate-scanned.js";
 import { scanSession } from "./scan-session.js";
 import { modelOfCooperatively, type SessionModel } from "./session-model.js";
 
@@ -113,9 +114,9 @@ async function compactSpooled(params: CompactSessionParams, options: CompactOpti
 
 /**
  * The session as compaction plans it. A version-3 file is scanned in parallel and lightened: its
- * chains go to the workers as lines of the file. An older file is first rewritten as version 3
- * (which needs every entry in full), then scanned like any other; a dry run, which must not
- * rewrite it, plans on the full entries in memory instead.
+ * chains go to the workers as lines of the file. An older file is first rewritten as version 3,
+ * a line at a time from its scan (main/migrate-scanned.ts), then scanned like any other; a dry
+ * run, which must not rewrite it, plans on the full entries in memory instead.
  */
 async function loadForCompaction(file: string, runner: ChainRunner, options: CompactOptions, spool: SpoolSettings | undefined): Promise<{ loaded: LoadedSession; migrated: boolean }> {
   const scanOptions = spool ? { spool } : {};
@@ -125,9 +126,8 @@ async function loadForCompaction(file: string, runner: ChainRunner, options: Com
     throw new SessionFileError("joined-entries", file, "line holds entries glued together, which pi ignores", joined);
   }
   if (scanned.originalVersion >= CURRENT_SESSION_VERSION) return { loaded: scanned, migrated: false };
-  const full = await readSession(file);
-  if (options.dryRun) return { loaded: full, migrated: false };
-  await migrateFileInPlace(full, { dropTruncatedTail: options.dropTruncatedTail });
+  if (options.dryRun) return { loaded: await readSession(file), migrated: false };
+  await migrateScannedFile(scanned, { dropTruncatedTail: options.dropTruncatedTail });
   return { loaded: await scanSession(file, runner, scanOptions), migrated: true };
 }
 
