@@ -24,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeAgentDir, piEnv } from "../bench/lib/pi-agent-dir.js";
+import { defaultWorkersFor } from "../src/core/settings.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
 import { contentText, lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
 import { piCommand, startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
@@ -250,7 +251,9 @@ describe("chainpress as a pi package", () => {
     try {
       const commands = (await pi.send({ type: "get_commands" })).data as { commands: Array<{ name: string; source: string }> };
       expect(commands.commands).toContainEqual(expect.objectContaining({ name: "pruner", source: "extension" }));
-      expect(await pi.command("/pruner status", /^pruner: on/)).toMatch(/^pruner: on \(window 3, grace 3, workers 2\)/);
+      // The default pool leaves pi's thread a core: two workers at most.
+      const workers = defaultWorkersFor(os.availableParallelism());
+      expect(await pi.command("/pruner status", /^pruner: on/)).toMatch(new RegExp(`^pruner: on \\(window 3, grace 3, workers ${workers}\\)`));
     } finally {
       await pi.close();
       await mock.close();

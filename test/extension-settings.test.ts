@@ -10,7 +10,7 @@ import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSettings, persistEnabled, resolveAgentDir } from "../src/io/settings-file.js";
-import { DEFAULT_SETTINGS, mergeSettings } from "../src/core/settings.js";
+import { DEFAULT_SETTINGS, defaultSettingsFor, defaultWorkersFor, mergeSettings } from "../src/core/settings.js";
 import { PiHost } from "./helpers/pi-host.js";
 
 const dirs: string[] = [];
@@ -30,6 +30,13 @@ describe("mergeSettings", () => {
     expect(settings.chainCompression).toEqual({ enabled: true, rollingWindow: 5, stripFinalAssistantThinking: true });
     expect(settings.spillThreshold).toBe(65536);
     expect(warnings).toEqual([]);
+  });
+
+  it("sizes the default pool by the machine: two workers at most, one core left for pi's thread", () => {
+    expect([1, 2, 3, 4, 16].map(defaultWorkersFor)).toEqual([0, 1, 2, 2, 2]);
+    expect(defaultSettingsFor(2)).toEqual({ ...DEFAULT_SETTINGS, workers: 1 });
+    expect(mergeSettings({ spillThreshold: 10 }, defaultSettingsFor(2)).settings.workers).toBe(1);
+    expect(mergeSettings({ workers: 4 }, defaultSettingsFor(2)).settings.workers).toBe(4);
   });
 
   it("returns the defaults for a missing section, without sharing their arrays", () => {
@@ -74,7 +81,7 @@ describe("settings file", () => {
   it("reads the chainpress key of <agent dir>/settings.json", () => {
     const dir = agentDirWith({ defaultModel: "m", chainpress: { recoveryGraceTurns: 1 } });
     expect(loadSettings(dir).settings.recoveryGraceTurns).toBe(1);
-    expect(loadSettings(agentDirWith(undefined))).toMatchObject({ settings: DEFAULT_SETTINGS, warnings: [], files: [] });
+    expect(loadSettings(agentDirWith(undefined))).toMatchObject({ settings: defaultSettingsFor(os.availableParallelism()), warnings: [], files: [] });
     expect(loadSettings(agentDirWith("{ not json")).warnings[0]).toMatch(/settings\.json is not valid JSON/);
   });
 
@@ -123,6 +130,8 @@ describe("/pruner on|off", () => {
 
   it("shows settings problems at session start", async () => {
     const host = await PiHost.start(SessionManager.inMemory(), agentDirWith({ chainpress: { workers: -1 } }));
-    expect(host.notices).toEqual([{ message: "pruner: settings: chainpress.workers: expected at least 0, got -1; default 2 kept", level: "warning" }]);
+    const workers = defaultWorkersFor(os.availableParallelism());
+    expect(host.notices).toEqual([{ message: `pruner: settings: chainpress.workers: expected at least 0, got -1; default ${workers} kept`, level: "warning" }]);
+    expect(host.runtime.settings.workers).toBe(workers);
   });
 });

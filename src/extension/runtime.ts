@@ -15,6 +15,7 @@ import { LazyRunner, type RunnerFactory } from "./runner-pool.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ChainpressSettings, MergeResult } from "../core/settings.js";
 import { DEFAULT_SETTINGS } from "../core/settings.js";
+import { machineDefaultSettings } from "../io/settings-file.js";
 import { StateHolder } from "./state-holder.js";
 
 export interface Chainpress {
@@ -61,7 +62,7 @@ export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Cha
   const runtime: Chainpress = {
     pi,
     agentDir: options.agentDir,
-    settings: structuredClone(DEFAULT_SETTINGS),
+    settings: machineDefaultSettings(),
     settingsWarnings: [],
     isProtected: makeProtectionPredicate(DEFAULT_SETTINGS),
     holder: new StateHolder(appendNow(pi)),

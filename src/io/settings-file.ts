@@ -10,7 +10,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { layerSettings, mergeSettings, SETTINGS_KEY, type MergeResult } from "../core/settings.js";
+import { defaultSettingsFor, layerSettings, mergeSettings, SETTINGS_KEY, type ChainpressSettings, type MergeResult } from "../core/settings.js";
+
+/** The defaults on this machine (the pool's size depends on its cores). */
+export function machineDefaultSettings(): ChainpressSettings {
+  return defaultSettingsFor(os.availableParallelism());
+}
 
 /** pi's agent folder: `$PI_CODING_AGENT_DIR` (with `~` expanded) or `~/.pi/agent`, as pi resolves it. */
 export function resolveAgentDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -60,7 +65,7 @@ function readSection(file: string): { raw: unknown; warning?: string } {
 export function loadSettings(agentDir: string, cwd?: string): LoadedSettings {
   const checked = [settingsPath(agentDir), ...(cwd === undefined ? [] : [projectSettingsPath(cwd)])];
   const sections = checked.map((file) => ({ file, ...readSection(file) }));
-  const merged = mergeSettings(layerSettings(sections[0]!.raw, sections[1]?.raw));
+  const merged = mergeSettings(layerSettings(sections[0]!.raw, sections[1]?.raw), machineDefaultSettings());
   return {
     settings: merged.settings,
     warnings: [...sections.flatMap((s) => (s.warning === undefined ? [] : [s.warning])), ...merged.warnings],
