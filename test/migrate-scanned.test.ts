@@ -4,37 +4,17 @@
 
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { migrateFileInPlace } from "../src/io/append-session.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
-import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
 import { migrateScannedFile } from "../src/main/migrate-scanned.js";
 import { scanSession } from "../src/main/scan-session.js";
 import { REAL_SESSIONS_DIR } from "./helpers/fixture-paths.js";
+import { scanScratch } from "./helpers/scan-scratch.js";
 
-const runners: ChainRunner[] = [];
-const dirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(runners.map((r) => r.close()));
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function runner(workers: number): ChainRunner {
-  const made = createChainRunner(workers);
-  runners.push(made);
-  return made;
-}
-
-function tempFile(content: string | Buffer, name = "s.jsonl"): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-migrate-scanned-"));
-  dirs.push(dir);
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, content);
-  return file;
-}
+const { runner, writeTemp: tempFile } = scanScratch("chainpress-migrate-scanned-");
 
 /** The in-memory migration's bytes for `content`: the reference. */
 async function inMemoryBytes(content: string | Buffer): Promise<Buffer> {

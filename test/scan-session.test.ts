@@ -2,38 +2,18 @@
 // reader does: same entries (up to lightening), same line numbers and byte ranges, same warnings,
 // same errors naming the same line, wherever the shard boundaries fall and whatever the pool size.
 
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { realJsonLength } from "../src/core/light-value.js";
 import type { MessageEntry } from "../src/core/session-types.js";
 import { readSession, type LoadedSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
-import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
 import { scanSession } from "../src/main/scan-session.js";
 import { REAL_SESSIONS_DIR, REPO_ROOT } from "./helpers/fixture-paths.js";
+import { scanScratch } from "./helpers/scan-scratch.js";
 
-const runners: ChainRunner[] = [];
-const dirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(runners.map((r) => r.close()));
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function runner(workers: number): ChainRunner {
-  const made = createChainRunner(workers);
-  runners.push(made);
-  return made;
-}
-
-function writeTemp(content: string | Buffer): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-scan-"));
-  dirs.push(dir);
-  const file = path.join(dir, "s.jsonl");
-  fs.writeFileSync(file, content);
-  return file;
-}
+const { runner, writeTemp } = scanScratch("chainpress-scan-");
 
 /** What both readers must agree on; message lengths compare the scan's measure with the real JSON. */
 function summary(loaded: LoadedSession, full?: LoadedSession) {
