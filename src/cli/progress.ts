@@ -68,7 +68,7 @@ class BarProgress implements ProgressSink {
   private running = false;
 
   constructor(
-    private readonly io: CliIo,
+    io: CliIo,
     private readonly totalBytes: number,
   ) {
     this.bar = new cliProgress.SingleBar(
@@ -127,12 +127,10 @@ const PLAIN_INTERVAL_MS = 2_000;
 
 class PlainProgress implements ProgressSink {
   private lastLine = 0;
-  private session: SessionStart | undefined;
 
   constructor(private readonly io: CliIo) {}
 
   sessionStart(session: SessionStart): void {
-    this.session = session;
     this.lastLine = Date.now();
     const position = session.count > 1 ? ` [${session.index}/${session.count}]` : "";
     writeErr(this.io, `chainpress: compacting ${session.file}${position} (${mb(session.bytes)} MB)`);

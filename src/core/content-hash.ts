@@ -21,7 +21,6 @@ import { createHash, type Hash } from "node:crypto";
 const CHUNK_CHARS = 64 * 1024;
 
 const TAB = 0x09;
-const LF = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
 

@@ -6,18 +6,19 @@
 
 import fs from "node:fs";
 import os from "node:os";
-import { detectChains, withClosingMessage } from "../core/detect-chains.js";
+import { detectChainsSteps, withClosingMessage } from "../core/detect-chains.js";
 import type { ChainRange } from "../core/prune-types.js";
-import { recoveryGraceKeys, selectEligible } from "../core/select-eligible.js";
+import { recoveryGraceKeysSteps, selectEligible } from "../core/select-eligible.js";
+import { branchMessagesSteps } from "../core/session-tree.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { spillModesFor } from "../io/write-spill.js";
 import type { AppendEntry } from "../main/append-entry.js";
+import { driveSteps } from "../main/cooperative.js";
 import { compressEligible, type CompressEligibleResult } from "../main/compress-eligible.js";
 import type { SpillSettings } from "../workers/chain-task.js";
-import { yieldToEventLoop } from "./event-loop.js";
 import type { Chainpress } from "./runtime.js";
 import type { SessionView } from "./session-view.js";
-import { blobDirOf, sessionBranchMessages } from "./state-holder.js";
+import { blobDirOf, branchEntriesSteps } from "./state-holder.js";
 
 export interface PassInput {
   /** The detection array: branch messages, plus the closing message on the live path. */
@@ -27,17 +28,16 @@ export interface PassInput {
 }
 
 /**
- * Detection input for the branch; `closing` is the reply pi has not persisted yet. Each linear
- * step over the branch is followed by a yield, so pi's UI gets a turn between them.
+ * Detection input for the branch; `closing` is the reply pi has not persisted yet. Every linear
+ * pass over the branch runs in slices, so pi's UI gets a turn every few milliseconds (the flush
+ * asks after every reply, and a 400 MB session has ~240,000 entries).
  */
 export async function passInput(runtime: Chainpress, sessionManager: SessionView, closing?: AgentMessage): Promise<PassInput> {
-  const branch = sessionBranchMessages(sessionManager);
-  await yieldToEventLoop();
+  const branch = await driveSteps(branchMessagesSteps(await driveSteps(branchEntriesSteps(sessionManager))));
   const messages = withClosingMessage(branch, closing);
-  const chains = detectChains(messages, runtime.isProtected);
-  await yieldToEventLoop();
+  const chains = await driveSteps(detectChainsSteps(messages, runtime.isProtected));
   // Upstream computes grace from the persisted branch only (reference §9.3 step 6).
-  return { messages, chains, graceKeys: recoveryGraceKeys(branch, runtime.settings.recoveryGraceTurns) };
+  return { messages, chains, graceKeys: await driveSteps(recoveryGraceKeysSteps(branch, runtime.settings.recoveryGraceTurns)) };
 }
 
 export function eligibleCount(runtime: Chainpress, input: PassInput, rollingWindow: number): number {

@@ -10,9 +10,9 @@ import type { SessionView } from "./session-view.js";
 import { PruneState } from "../core/prune-state.js";
 import type { DiagnosticReport } from "../core/prune-types.js";
 import { reconstructState, type ReconstructWarning } from "../core/reconstruct.js";
-import type { AgentMessage, SessionEntry } from "../core/session-types.js";
-import { branchMessages } from "../core/session-tree.js";
+import type { SessionEntry } from "../core/session-types.js";
 import { blobDirFor } from "../core/spill-layout.js";
+import { runSteps, stepDue, type Steps } from "../core/steps.js";
 import type { AppendEntry } from "../main/append-entry.js";
 import { DiagnosticSink } from "../main/diagnostic-sink.js";
 
@@ -70,20 +70,21 @@ export class StateHolder {
  * session, and the flush asks after every reply). pi's entries are structurally ours.
  */
 export function branchEntries(sessionManager: SessionView): SessionEntry[] {
+  return runSteps(branchEntriesSteps(sessionManager));
+}
+
+/** branchEntries, pausable (core/steps.ts): the leaf is taken first, and a parent link never changes. */
+export function* branchEntriesSteps(sessionManager: SessionView): Steps<SessionEntry[]> {
   const path: SessionEntry[] = [];
   // A branch never holds more entries than the session; the bound also stops a corrupt cycle.
   const limit = sessionManager.getEntries().length;
   let entry = sessionManager.getLeafEntry();
   while (entry && path.length < limit) {
+    if (stepDue(path.length)) yield;
     path.push(entry as unknown as SessionEntry);
     entry = entry.parentId === null ? undefined : sessionManager.getEntry(entry.parentId);
   }
   return path.reverse();
-}
-
-/** The message objects on the active branch, in order (chain detection input). */
-export function sessionBranchMessages(sessionManager: SessionView): AgentMessage[] {
-  return branchMessages(branchEntries(sessionManager));
 }
 
 /**

@@ -7,18 +7,18 @@
 import fs from "node:fs";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
-import { detectChains } from "../core/detect-chains.js";
+import { detectChainsSteps } from "../core/detect-chains.js";
 import type { DiagnosticKind } from "../core/prune-types.js";
 import { formatReconstructWarning } from "../core/reconstruct.js";
 import { pruneMessagesSteps } from "../core/render/prune-messages.js";
-import type { AgentMessage } from "../core/session-types.js";
-import { contextMessagesSteps } from "../core/session-tree.js";
+import type { AgentMessage, SessionEntry } from "../core/session-types.js";
+import { branchMessagesSteps, contextMessagesSteps } from "../core/session-tree.js";
 import { stepDue, type Steps } from "../core/steps.js";
 import { driveSteps } from "../main/cooperative.js";
 import { pruneOptions } from "./context-handler.js";
 import type { Chainpress, CompactCost } from "./runtime.js";
 import type { SessionView } from "./session-view.js";
-import { branchEntries, blobDirOf, sessionBranchMessages } from "./state-holder.js";
+import { blobDirOf, branchEntriesSteps } from "./state-holder.js";
 
 /** Key of our segment in pi's footer. */
 export const STATUS_KEY = "chainpress";
@@ -102,8 +102,8 @@ function tokens(chars: number): string {
  * Characters of the branch's context as pi would send it, raw and after chainpress's rendering.
  * In slices: on a large session one pass over it held pi's UI for a quarter of a second.
  */
-export function* contextCharsSteps(runtime: Chainpress, sessionManager: SessionView): Steps<{ raw: number; rendered: number }> {
-  const raw = yield* contextMessagesSteps(branchEntries(sessionManager));
+export function* contextCharsSteps(runtime: Chainpress, branch: readonly SessionEntry[]): Steps<{ raw: number; rendered: number }> {
+  const raw = yield* contextMessagesSteps(branch);
   const rendered = runtime.settings.enabled ? (yield* pruneMessagesSteps(raw, runtime.holder.state, pruneOptions(runtime))).messages : raw;
   return { raw: yield* jsonCharsSteps(raw), rendered: yield* jsonCharsSteps(rendered) };
 }
@@ -111,10 +111,11 @@ export function* contextCharsSteps(runtime: Chainpress, sessionManager: SessionV
 /** The multi-line `/pruner status` text. */
 export async function statusReport(runtime: Chainpress, sessionManager: SessionView): Promise<string> {
   const { settings, holder } = runtime;
-  const chains = detectChains(sessionBranchMessages(sessionManager), runtime.isProtected);
+  const branch = await driveSteps(branchEntriesSteps(sessionManager));
+  const chains = await driveSteps(detectChainsSteps(await driveSteps(branchMessagesSteps(branch)), runtime.isProtected));
   const closed = chains.filter((chain) => chain.finalAssistantTimestamp !== null).length;
   const totals = archiveTotals(runtime);
-  const size = await driveSteps(contextCharsSteps(runtime, sessionManager));
+  const size = await driveSteps(contextCharsSteps(runtime, branch));
   const saved = size.raw - size.rendered;
   const counters = holder.diagnostics.counters;
   const lines = [

@@ -9,7 +9,7 @@ import type { ChainCompressionEntry, ChainRange, ChainSkip } from "../core/prune
 import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
-import type { ChainTask, ChainTaskResult, FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
+import type { ChainTask, ChainTaskResult, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
 import { commitGroup, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
