@@ -48,16 +48,18 @@ async function compact(runtime: Chainpress, ctx: ExtensionCommandContext): Promi
   const outcome = await runtime.queue.tryRun(
     async () => {
       const generation = runtime.holder.generation;
+      // Measured on pi's own event loop while it runs: what `/pruner status` reports.
       const started = performance.now();
       const monitor = startLoadMonitor();
+      let chains = 0;
       let result: CompressEligibleResult;
       try {
         const input = await passInput(runtime, ctx.sessionManager);
         result = await runPass(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW, branchBoundAppend(runtime, generation));
+        chains = result.compressedEntries.length;
       } finally {
-        runtime.lastCompact = { ...monitor.stop(), wallMs: performance.now() - started, chains: 0 };
+        runtime.lastCompact = { ...monitor.stop(), wallMs: performance.now() - started, chains };
       }
-      runtime.lastCompact.chains = result.compressedEntries.length;
       notify(ctx, compactNotice(result));
       refreshStatusLine(runtime, ctx);
     },
