@@ -21,15 +21,26 @@ export function assertSessionFile(file: string): fs.Stats {
   return stat;
 }
 
+/**
+ * How far ahead of the clock a modification time may be and still read as "just now": mtimes
+ * carry sub-millisecond precision while `Date.now()` truncates, and another process's write in
+ * the current millisecond would otherwise look like clock skew.
+ */
+const CLOCK_SLACK_MS = 1_000;
+
 /** Refuses a missing, non-regular, or recently modified file (the latter unless forced). */
 export function checkQuiet(file: string, force: boolean, now = Date.now()): void {
   const stat = assertSessionFile(file);
   const ageMs = now - stat.mtimeMs;
   // A modification time in the future (clock skew) is as suspicious as a recent one.
   if (!force && ageMs < QUIET_MS) {
-    const ago = ageMs < 0 ? "in the future" : `${(ageMs / 1000).toFixed(1)} s ago`;
-    throw new CliError(`${file}: modified ${ago}; pi may still be writing it (wait ${QUIET_MS / 1000} s, or use --force)`);
+    throw new CliError(`${file}: modified ${describeAge(ageMs)}; pi may still be writing it (wait ${QUIET_MS / 1000} s, or use --force)`);
   }
+}
+
+function describeAge(ageMs: number): string {
+  if (ageMs < -CLOCK_SLACK_MS) return "in the future";
+  return `${(Math.max(0, ageMs) / 1000).toFixed(1)} s ago`;
 }
 
 function statOrNotFound(file: string): fs.Stats {
