@@ -21,8 +21,8 @@ function mixedSession(): SessionBuilder {
     // A first call whose args hold a `usage` object, which lightening replaces whole: the body
     // quotes the first call's args and must quote the real ones.
     if (c === 2) spec[0]!.args = { command: "cat notes", usage: { input: 123456, output: 654321, note: "an argument named usage" } };
-    // A big output whose result names another tool than its call: the spool hashed it with the
-    // result's name, the record's contentHash must use the call's.
+    // A big output whose result names another tool than its call: the record's contentHash must
+    // use the call's.
     if (c === 6) spec.push({ id: "renamed", name: "bash", args: { command: "cat big" }, output: `renamed ${c}\r\n  `.repeat(9000) });
     s.chain(`task ${c} ünïcode ✓`, spec);
   }
@@ -34,7 +34,7 @@ function mixedSession(): SessionBuilder {
 
 /** The runner, counting how each chain task carried its span. */
 function countingRunner(runner: ChainRunner, kinds: string[]): ChainRunner {
-  return { ...runner, run: (task) => (kinds.push(task.spoolSlice ? "spool" : task.fileSlice ? "lines" : "messages"), runner.run(task)) };
+  return { ...runner, run: (task) => (kinds.push(task.fileSlice ? "lines" : "messages"), runner.run(task)) };
 }
 
 /** Appended lines with the fields that legitimately vary masked out. */
@@ -62,10 +62,10 @@ afterAll(async () => {
 });
 
 describe("determinism", () => {
-  it("0, 1, 2 and 4 workers, on the file path (lines or spool) and on the live (in-memory) path, append byte-identical lines and write identical spill files", async () => {
+  it("0, 1, 2 and 4 workers, on the file path and on the live (in-memory) path, append byte-identical lines and write identical spill files", async () => {
     const builder = mixedSession();
     const results = [];
-    for (const path of ["file", "spool", "memory"] as const) {
+    for (const path of ["file", "memory"] as const) {
       for (const workers of [0, 1, 2, 4]) {
         const runner = createChainRunner(workers);
         runners.push(runner);
@@ -73,7 +73,7 @@ describe("determinism", () => {
         const kinds: string[] = [];
         const { result } = await compressFile(file, { runner: countingRunner(runner, kinds), path });
         expect(result.compressedEntries).toHaveLength(8);
-        expect(new Set(kinds)).toEqual(new Set([{ file: "lines", spool: "spool", memory: "messages" }[path]]));
+        expect(new Set(kinds)).toEqual(new Set([{ file: "lines", memory: "messages" }[path]]));
         results.push({ lines: appendedMasked(file, builder.lines.length), spills: spillFiles(file) });
       }
     }
@@ -84,7 +84,7 @@ describe("determinism", () => {
     }
   });
 
-  it.each(["file", "spool", "memory"] as const)("archived args equal the session's exactly, odd keys included (%s path)", async (path) => {
+  it.each(["file", "memory"] as const)("archived args equal the session's exactly, odd keys included (%s path)", async (path) => {
     const builder = mixedSession();
     const file = builder.writeTemp();
     await compressFile(file, { workers: 1, path });

@@ -12,7 +12,6 @@ import {
   lightenInPlace,
   lightString,
   realJsonLength,
-  wellFormedJsonLength,
 } from "../src/core/light-value.js";
 
 /** Strings rich in what JSON escapes: quotes, backslashes, controls, surrogates (paired and lone). */
@@ -145,11 +144,3 @@ describe("usage subtrees", () => {
   });
 });
 
-describe("wellFormedJsonLength", () => {
-  it("equals JSON.stringify(text).length for any well-formed text, counted on its UTF-8 bytes", () => {
-    // Every control character, besides the escape-rich texts above.
-    const controls = fc.array(fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)), { maxLength: 80 }).map((chars) => chars.join(""));
-    const wellFormed = fc.oneof(jsonHard, controls).filter((text) => (text as string & { isWellFormed(): boolean }).isWellFormed());
-    fc.assert(fc.property(wellFormed, (text) => wellFormedJsonLength(text, Buffer.from(text, "utf8")) === JSON.stringify(text).length), { numRuns: 2000 });
-  });
-});

@@ -14,7 +14,11 @@ export const DETERMINISTIC_BODY_HEADLINE =
 /** Args excerpts longer than this many UTF-16 units are cut and marked with "...". */
 export const EXCERPT_MAX_UNITS = 200;
 
-export function buildDeterministicBody(records: readonly BodyRecord[], refs: readonly string[]): string {
+/**
+ * `excerptOf` reads a record's args for the First/Last lines; a worker whose args still hold
+ * undecoded strings (core/literal-refs.ts) passes one that resolves them first.
+ */
+export function buildDeterministicBody(records: readonly BodyRecord[], refs: readonly string[], excerptOf: (args: unknown) => string = argsExcerpt): string {
   const sorted = [...records].sort((a, b) => recordTime(a) - recordTime(b));
   const first = sorted[0];
   const last = sorted[sorted.length - 1];
@@ -23,8 +27,8 @@ export function buildDeterministicBody(records: readonly BodyRecord[], refs: rea
     `Calls: ${records.length}`,
     `Tools: ${toolHistogram(records)}`,
     `Span: ${isoOf(first)} -> ${isoOf(last)} (${spanSeconds(first, last)}s)`,
-    `First: ${first?.toolName ?? ""} ${argsExcerpt(first?.args)}`,
-    `Last: ${last?.toolName ?? ""} ${argsExcerpt(last?.args)}`,
+    `First: ${first?.toolName ?? ""} ${excerptOf(first?.args)}`,
+    `Last: ${last?.toolName ?? ""} ${excerptOf(last?.args)}`,
     `Refs: ${(refs.length > 0 ? refs : records.map((r) => r.toolCallId)).join(", ")}`,
   ].join("\n");
 }

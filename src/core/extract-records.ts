@@ -6,13 +6,12 @@
 
 import { contentText, extractionArgs, toolCallParts } from "./message-text.js";
 import { occurrenceKey } from "./occurrence-key.js";
-import type { AgentMessage, ToolCallPart, ToolResultMessage } from "./session-types.js";
+import type { AgentMessage, ToolResultMessage } from "./session-types.js";
 
 /** One extractable output found in a span. */
 export interface SpanOutput {
   key: string;
-  /** `message` and `part`: where the call is (the main thread looks up what the scan spooled). */
-  call: { name: string; args: unknown; message: AgentMessage; part: ToolCallPart };
+  call: { name: string; args: unknown };
   result: ToolResultMessage;
 }
 
@@ -31,7 +30,7 @@ export function* spanOutputs(
     if (message.role === "assistant") {
       for (const call of toolCallParts(message)) {
         // Same rule as detection: an output must be keyable and archivable to be extracted.
-        if (typeof call.id === "string" && call.id !== "" && typeof call.name === "string") calls.set(call.id, { name: call.name, args: extractionArgs(call), message, part: call });
+        if (typeof call.id === "string" && call.id !== "" && typeof call.name === "string") calls.set(call.id, { name: call.name, args: extractionArgs(call) });
       }
       continue;
     }

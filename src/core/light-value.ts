@@ -11,7 +11,12 @@
  * lightened messages equals the one measured on the real messages.
  *
  * A lightened value must never be written anywhere: it is an index, not the data.
+ *
+ * A value parsed with refs (core/literal-refs.ts) is lightened from its refs' facts: a long string
+ * that stays a ref is measured and cut without being decoded, beyond its head.
  */
+
+import { refOf, refPrefix, refText, resolvedJsonLength, type LiteralRef } from "./literal-refs.js";
 
 /** Characters kept in front of a placeholder, after leading whitespace. */
 export const LIGHT_KEEP_CHARS = 64;
@@ -74,48 +79,23 @@ export function jsonStringLength(text: string): number {
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
- * `JSON.stringify(text).length` from the text's UTF-8 bytes, for well-formed text (no lone
- * surrogate): every character JSON escapes is ASCII, and an ASCII byte is always a character of
- * its own in UTF-8. A table lookup per byte, against building a copy the size of the text:
- * measured on the 100 MB fixture's big outputs, 150 ms against 380 ms.
- */
-export function wellFormedJsonLength(text: string, utf8: Uint8Array): number {
-  let extra = 0;
-  for (let i = 0; i < utf8.length; i++) extra += ESCAPE_EXTRA[utf8[i]!]!;
-  return text.length + 2 + extra;
-}
-
-/** Characters JSON.stringify adds for each byte value: 1 for \b \t \n \f \r `"` `\\`, 5 for other controls (`\u00XX`). */
-const ESCAPE_EXTRA = (() => {
-  const table = new Uint8Array(256);
-  for (let byte = 0; byte < 0x20; byte++) table[byte] = 5;
-  for (const byte of [0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x22, 0x5c]) table[byte] = 1;
-  return table;
-})();
-
-/**
  * Lightens, in place, every long string inside a freshly parsed value the caller owns, and returns
  * `JSON.stringify(value).length` of the value as it was, counted on the way (a parsed value holds
  * only objects, arrays, strings, finite numbers, booleans and null, so every node adds its own
  * characters whatever the visiting order). Object keys are never touched. Iterative: parsed JSON
  * may nest deeper than the call stack.
  */
-export function lightenInPlace(value: unknown, known?: KnownLength): number {
-  knownLength = known;
+export function lightenInPlace(value: unknown, refs?: readonly LiteralRef[]): number {
+  refsInUse = refs;
   try {
     return lightenWalk(value);
   } finally {
-    knownLength = undefined;
+    refsInUse = undefined;
   }
 }
 
-/** A string whose JSON length the caller has already measured (it serialised it): not measured again. */
-export interface KnownLength {
-  text: string;
-  jsonLength: number;
-}
-
-let knownLength: KnownLength | undefined;
+/** The refs of the value being lightened (a module variable: no closure per node on this hot path). */
+let refsInUse: readonly LiteralRef[] | undefined;
 
 function lightenWalk(value: unknown): number {
   // Containers still to visit, and (parallel) whether each lies inside a tool call's arguments.
@@ -138,7 +118,7 @@ function lightenWalk(value: unknown): number {
       for (const key in record) {
         const child = record[key];
         // Never inside a call's arguments: a retry body quotes their first 200 JSON characters.
-        const chars = !args && SUBTREE_KEYS.has(key) && typeof child === "object" && child !== null ? JSON.stringify(child).length : 0;
+        const chars = !args && SUBTREE_KEYS.has(key) && typeof child === "object" && child !== null ? subtreeJsonLength(child) : 0;
         // Only when the placeholder is shorter than what it replaces (it needs ~8 characters).
         if (chars > MIN_SUBTREE_CHARS) {
           record[key] = placeholderWorth(chars - 2); // the 2 quotes of the string that replaces it
@@ -182,8 +162,12 @@ interface Queue {
  */
 function lightChild(child: unknown, rule: Rule, queue: Queue, inArgs: boolean): unknown {
   if (typeof child === "string") {
-    // The same string instance compares in O(1); another one of equal length rarely exists.
-    childChars = knownLength !== undefined && child === knownLength.text ? knownLength.jsonLength : jsonStringLength(child);
+    const ref = refsInUse === undefined ? undefined : refOf(child, refsInUse);
+    if (ref !== undefined) {
+      childChars = ref.jsonLength;
+      return lightRef(ref, rule);
+    }
+    childChars = jsonStringLength(child);
     return child.length > rule.max ? lightString(child, rule.max, rule.keep, childChars) : child;
   }
   if (typeof child === "object" && child !== null) {
@@ -194,6 +178,28 @@ function lightChild(child: unknown, rule: Rule, queue: Queue, inArgs: boolean): 
   }
   childChars = child === null || child === undefined ? 4 : String(child).length;
   return child;
+}
+
+/**
+ * What lightString gives for the ref's string, decoding only its head (all of it only when it
+ * stays whole): the same checks, on the ref's measured length.
+ */
+function lightRef(ref: LiteralRef, rule: Rule): string {
+  if (ref.units <= rule.max) return refText(ref);
+  let prefix = refPrefix(ref, rule.keep + PLACEHOLDER_MAX_CHARS + 1);
+  // Leading whitespace is kept on top of the head: read on until the prefix has more than that.
+  while (prefix.trimStart() === "" && prefix.length < ref.units) prefix = refPrefix(ref, prefix.length * 2);
+  const lead = prefix.length - prefix.trimStart().length;
+  if (lead + rule.keep + PLACEHOLDER_MAX_CHARS >= ref.units) return refText(ref);
+  if (prefix.length < lead + rule.keep) prefix = refPrefix(ref, lead + rule.keep);
+  const head = prefix.slice(0, lead + rule.keep);
+  return `${head}${placeholderWorth(ref.jsonLength - jsonStringLength(head))}`;
+}
+
+/** JSON length of a whole subtree about to become one placeholder, refs counted at their real length. */
+function subtreeJsonLength(child: object): number {
+  const json = JSON.stringify(child);
+  return refsInUse === undefined ? json.length : resolvedJsonLength(json, refsInUse);
 }
 
 /** Keys repeat endlessly ("type", "text", …): their lengths are remembered, a few hundred at most. */

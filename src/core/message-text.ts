@@ -8,8 +8,20 @@ export function contentText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   const texts: string[] = [];
   for (const part of content) if (isTextPart(part)) texts.push(part.text);
-  // The one text itself, not a copy: the scan recognises it by identity (core/light-value.ts).
   return texts.length === 1 ? texts[0]! : texts.join("\n");
+}
+
+/** The string value contentText returns as it is (the content, or its only text part); undefined when it joins several or finds none. */
+export function soleText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  let sole: string | undefined;
+  for (const part of content) {
+    if (!isTextPart(part)) continue;
+    if (sole !== undefined) return undefined;
+    sole = part.text;
+  }
+  return sole;
 }
 
 /** A content block that contentText reads. */

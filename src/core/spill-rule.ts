@@ -6,5 +6,11 @@ import { isWellFormedText } from "./well-formed.js";
  * inline, JSON stores it exactly.
  */
 export function shouldSpill(text: string, threshold: number): boolean {
-  return text.length >= threshold && isWellFormedText(text);
+  // The well-formedness scan only for text long enough to matter.
+  return text.length >= threshold && spillsMeasured(text.length, isWellFormedText(text), threshold);
+}
+
+/** The same rule for text known by its measure: UTF-16 `units`, and whether it is well-formed. */
+export function spillsMeasured(units: number, wellFormed: boolean, threshold: number): boolean {
+  return units >= threshold && wellFormed;
 }

@@ -15,7 +15,6 @@ import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "
 import { SessionFileError, sessionWarning, type SessionWarning } from "./session-errors.js";
 import { isObject } from "../core/entry-shapes.js";
 import type { LineResult } from "./session-line.js";
-import type { LineSpool } from "./spool.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
 
 /** Where one physical line lies in the file. */
@@ -28,13 +27,24 @@ export interface LineMeta {
   bytes: number;
   /** False for a last line that has no trailing newline. */
   terminated: boolean;
-  /** What the shard scan spooled of the line's entry (io/spool.ts). */
-  spool?: LineSpool;
 }
 
-/** Where an entry came from; `messageChars` is set by the shard scan (JSON length of the entry's message). */
+/**
+ * Where a tool result's text lies in its line, when it is one JSON string literal (the content
+ * itself, or its only text part), as the shard scan measured it (core/json-literal.ts): offset of
+ * the opening quote from the line's start, length in bytes, the text's UTF-16 units, JSON length
+ * and UTF-8 bytes, whether the literal is canonical JSON and holds a lone surrogate (1 and 2 in
+ * `flags`), and the xxh64 of its bytes. Packed flat: the main thread keeps one per tool result.
+ */
+export type OutputLiteral = [offset: number, bytes: number, units: number, jsonLength: number, utf8Bytes: number, flags: number, digest: string];
+
+export const LITERAL_CANONICAL = 1;
+export const LITERAL_LONE_SURROGATE = 2;
+
+/** Where an entry came from; the shard scan also sets `messageChars` (JSON length of the entry's message) and `output`. */
 export interface EntryLocation extends LineMeta {
   messageChars?: number;
+  output?: OutputLiteral;
 }
 
 /** A last line without a trailing newline that did not parse: a writer crashed mid-line. */
@@ -107,8 +117,8 @@ export class SessionBuilder {
     private readonly options: BuilderOptions,
   ) {}
 
-  /** One line's result; `messageChars[i]` goes with the i-th value of the line. */
-  accept(meta: LineMeta, result: LineResult, messageChars?: ReadonlyArray<number | undefined>): void {
+  /** One line's result; `messageChars[i]` goes with the i-th value of the line, `output` with a single value. */
+  accept(meta: LineMeta, result: LineResult, messageChars?: ReadonlyArray<number | undefined>, output?: OutputLiteral): void {
     // Whatever this last line turns out to be, an appender must not glue onto it.
     if (!meta.terminated) this.endsWithoutNewline = true;
     switch (result.kind) {
@@ -117,7 +127,7 @@ export class SessionBuilder {
       case "undecodable":
         return this.undecodable(meta, result);
       case "value":
-        return this.acceptValue(result.value, meta, messageChars?.[0]);
+        return this.acceptValue(result.value, meta, messageChars?.[0], output);
       case "joined":
         return this.acceptJoined(meta, result.values, messageChars);
       case "unparsable":
@@ -164,7 +174,7 @@ export class SessionBuilder {
     values.forEach((value, i) => this.acceptValue(value, meta, messageChars?.[i]));
   }
 
-  private acceptValue(value: unknown, meta: LineMeta, messageChars: number | undefined): void {
+  private acceptValue(value: unknown, meta: LineMeta, messageChars: number | undefined, output?: OutputLiteral): void {
     if (this.header === null) {
       this.header = this.asHeader(value, meta.line);
       return;
@@ -177,7 +187,7 @@ export class SessionBuilder {
     // Fields copied one by one: `meta` may carry the line's bytes, which must not stay alive.
     const place: EntryLocation = { line: meta.line, byteOffset: meta.byteOffset, bytes: meta.bytes, terminated: meta.terminated };
     if (messageChars !== undefined) place.messageChars = messageChars;
-    if (meta.spool !== undefined) place.spool = meta.spool;
+    if (output !== undefined) place.output = output;
     this.places.push(place);
   }
 

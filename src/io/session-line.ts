@@ -7,6 +7,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { isObject } from "../core/entry-shapes.js";
+import { parseWithRefs, REF_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
 
 export type LineResult =
   | { kind: "blank" }
@@ -80,4 +81,18 @@ export function joinedPieces(text: string): string[] | undefined {
   if (pieces.length === 0) return undefined;
   pieces.push(text.slice(start));
   return pieces;
+}
+
+/**
+ * classifyLine, with the long string values of an entry left in `bytes` as refs (appended to
+ * `refs`, core/literal-refs.ts) when the line allows it; any other line is classified in full, so
+ * the result (and every error's wording) is what classifyLine gives.
+ */
+export function classifyLineWithRefs(bytes: Buffer, firstLineOfFile: boolean, refs: LiteralRef[]): LineResult {
+  // The file's first line may start with a byte-order mark, which only the full path drops.
+  if (!firstLineOfFile && bytes.length >= REF_MIN_BYTES && isUtf8(bytes)) {
+    const parsed = parseWithRefs(bytes, refs);
+    if (parsed) return { kind: "value", value: parsed.value };
+  }
+  return classifyLine(bytes, firstLineOfFile);
 }

@@ -1,7 +1,6 @@
 /**
- * Leftovers of a killed run: temporary spill files in the session's blob folder, temporary
- * copies of the session file (migration, --repair) and the scan's spool folder (io/spool.ts) in
- * its folder. Both carry their writer's pid
+ * Leftovers of a killed run: temporary spill files in the session's blob folder and temporary
+ * copies of the session file (migration, --repair) in its folder. Both carry their writer's pid
  * in their names (write-spill.ts, atomic-write.ts); once that process is gone nothing will ever
  * rename them, so they are removed. A file whose writer is alive (a running pi's extension, a
  * concurrent chainpress) is left alone. Only names this project writes are ever touched.
@@ -11,7 +10,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { atomicTempWriterPid } from "./atomic-write.js";
 import { isAlive } from "./session-lock.js";
-import { removeSpoolDir, spoolWriterPid } from "./spool.js";
 import { spillTempWriterPid } from "./write-spill.js";
 
 /** Removes the leftovers of dead writers for `sessionFile`; returns the paths removed. */
@@ -21,11 +19,6 @@ export function sweepLeftovers(sessionFile: string, blobDir: string | undefined)
   for (const name of namesIn(sessionDir)) {
     const pid = atomicTempWriterPid(name, sessionFile);
     if (pid !== undefined && !isAlive(pid)) removeFile(path.join(sessionDir, name), removed);
-    const spoolPid = spoolWriterPid(name, sessionFile);
-    if (spoolPid !== undefined && !isAlive(spoolPid)) {
-      removeSpoolDir(path.join(sessionDir, name));
-      removed.push(path.join(sessionDir, name));
-    }
   }
   if (blobDir !== undefined) {
     for (const name of namesIn(blobDir)) {

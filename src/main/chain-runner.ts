@@ -106,7 +106,6 @@ class Slots {
 /** Bytes a chain task carries or reads (messages sent as objects count by their number). */
 function chainTaskBytes(task: ChainTask): number {
   if (task.fileSlice) return task.fileSlice.lines.reduce((sum, line) => sum + line.bytes, 0);
-  if (task.spoolSlice) return task.spoolSlice.outputs.reduce((sum, output) => sum + output.args.bytes + output.bulk.bytes, 0);
   if (task.encodedSlice) return task.encodedSlice.reduce((sum, chunk) => sum + chunk.length, 0);
   return (task.inner?.length ?? 0) * 10_000;
 }

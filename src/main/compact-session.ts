@@ -19,7 +19,6 @@ import { readSession, type LoadedSession } from "../io/read-session.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
 import { spillModesFor } from "../io/write-spill.js";
-import { createSpoolDir, removeSpoolDir, type SpoolSettings } from "../io/spool.js";
 import type { SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
@@ -31,7 +30,7 @@ import { measureContextCooperatively, type ContextSize } from "./context-size.js
 import { driveSteps } from "./cooperative.js";
 import { DiagnosticSink } from "./diagnostic-sink.js";
 import type { DeterministicPlan } from "./plan-chains.js";
-import { taskSliceOf } from "./spool-slice.js";
+import { fileSliceOf } from "./file-slice.js";
 import { startLoadMonitor, type LoadMonitor } from "./load-monitor.js";
 import { migrateScannedFile } from "./migrate-scanned.js";
 import { scanSession } from "./scan-session.js";
@@ -44,8 +43,6 @@ export interface CompactSessionParams {
   onProgress?: (progress: ChainProgress) => void;
   /** Test-only fault injection, per chain. */
   faultFor?: (chain: ChainRange) => TaskFault | undefined;
-  /** False: chain tasks read the session's lines instead of the scan's spool (tests compare both). */
-  spool?: boolean;
 }
 
 export async function compactSession(params: CompactSessionParams): Promise<CompactReport> {
@@ -60,17 +57,7 @@ export async function compactSession(params: CompactSessionParams): Promise<Comp
 
 async function compactMonitored(params: CompactSessionParams, started: number, monitor: LoadMonitor): Promise<CompactReport> {
   const options = { ...DEFAULT_COMPACT_OPTIONS, ...params.options };
-  const spoolDir = params.spool === false ? undefined : spoolDirFor(params.file, options.dryRun);
-  try {
-    return await compactSpooled(params, options, spoolDir, started, monitor);
-  } finally {
-    if (spoolDir !== undefined) removeSpoolDir(spoolDir);
-  }
-}
-
-async function compactSpooled(params: CompactSessionParams, options: CompactOptions, spoolDir: string | undefined, started: number, monitor: LoadMonitor): Promise<CompactReport> {
-  const spool = spoolDir === undefined ? undefined : { dir: spoolDir, spillThreshold: options.spillThreshold, previewBytes: options.spillPreviewBytes };
-  const { loaded, migrated } = await loadForCompaction(params.file, params.runner, options, spool);
+  const { loaded, migrated } = await loadForCompaction(params.file, params.runner, options);
   // Each step below is linear in the entries and runs in slices: the event loop (a progress bar,
   // pi's UI) gets a turn every few milliseconds.
   const model = await modelOfCooperatively(loaded);
@@ -95,7 +82,7 @@ async function compactSpooled(params: CompactSessionParams, options: CompactOpti
       diagnostics,
       spill: spillSettings(model, options, writer.blobDir),
       runner: params.runner,
-      ...(loaded.lightened ? { fileSlice: (plan: DeterministicPlan) => taskSliceOf(model, plan, spool?.dir) } : {}),
+      ...(loaded.lightened ? { fileSlice: (plan: DeterministicPlan) => ({ fileSlice: fileSliceOf(model, plan.inner) }) } : {}),
       ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
       // Measured while the first chains run; nothing has been committed yet.
       whileFirstChainsRun: async () => void (before = await measureContextCooperatively(model, renderOptions)),
@@ -118,9 +105,8 @@ async function compactSpooled(params: CompactSessionParams, options: CompactOpti
  * a line at a time from its scan (main/migrate-scanned.ts), then scanned like any other; a dry
  * run, which must not rewrite it, plans on the full entries in memory instead.
  */
-async function loadForCompaction(file: string, runner: ChainRunner, options: CompactOptions, spool: SpoolSettings | undefined): Promise<{ loaded: LoadedSession; migrated: boolean }> {
-  const scanOptions = spool ? { spool } : {};
-  const scanned = await scanSession(file, runner, scanOptions);
+async function loadForCompaction(file: string, runner: ChainRunner, options: CompactOptions): Promise<{ loaded: LoadedSession; migrated: boolean }> {
+  const scanned = await scanSession(file, runner);
   const joined = scanned.joinedLines[0];
   if (joined !== undefined && options.refuseJoinedLines) {
     throw new SessionFileError("joined-entries", file, "line holds entries glued together, which pi ignores", joined);
@@ -128,24 +114,8 @@ async function loadForCompaction(file: string, runner: ChainRunner, options: Com
   if (scanned.originalVersion >= CURRENT_SESSION_VERSION) return { loaded: scanned, migrated: false };
   if (options.dryRun) return { loaded: await readSession(file), migrated: false };
   await migrateScannedFile(scanned, { dropTruncatedTail: options.dropTruncatedTail });
-  return { loaded: await scanSession(file, runner, scanOptions), migrated: true };
+  return { loaded: await scanSession(file, runner), migrated: true };
 }
-
-/**
- * The compaction's spool folder: beside the session (same disk as the blobs, and a dry run must
- * not write there, so it uses the temp folder). Where it cannot be made (a read-only folder), the
- * chain tasks read the session's lines instead: slower, same bytes.
- */
-function spoolDirFor(file: string, dryRun: boolean): string | undefined {
-  try {
-    return createSpoolDir(dryRun ? os.tmpdir() : path.dirname(path.resolve(file)), file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EACCES" || code === "EPERM" || code === "EROFS" || code === "ENOSPC") return undefined;
-    throw error;
-  }
-}
-
 
 /** The chain a crashed or abandoned run left open, when the policy is on (issue 13). */
 function openChainInput(model: SessionModel, options: CompactOptions, isProtected: ProtectionPredicate): { openChain?: OpenChainInput } {

@@ -43,11 +43,11 @@ export interface CompressEligibleDeps {
   spill: SpillSettings;
   runner: ChainRunner;
   /**
-   * The file path: where a plan's bulk lies, in the scan's spool or in the session file.
+   * The file path: the lines of the session file a plan's worker reads.
    * `messages` are then lightened (core/light-value.ts) and every chain's worker fetches the real
    * bytes itself.
    */
-  fileSlice?: (plan: DeterministicPlan) => Pick<ChainTask, "fileSlice" | "spoolSlice">;
+  fileSlice?: (plan: DeterministicPlan) => Pick<ChainTask, "fileSlice">;
   now?: () => number;
   /** Chains dispatched but not yet committed; bounds memory (default: one commit group plus 2 × workers). */
   maxInFlight?: number;
@@ -180,7 +180,7 @@ async function planCooperatively(eligible: readonly ChainRange[], deps: Compress
 type TaskOutcome = { ok: true; result: ChainTaskResult | undefined } | { ok: false; error: Error };
 
 /**
- * Task preparation (encoding a span, or finding its bulk in the spool) runs one task after
+ * Task preparation (encoding a span, or listing its lines in the file) runs one task after
  * another, with a turn of the event loop between two when a slice is used up: the first window
  * dispatches a dozen chains at once, and preparing them back to back held the loop for 100 ms
  * (measured at 20x1M).
@@ -205,7 +205,6 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
       const fileSlice = deps.fileSlice;
       const slice = await prepareInLane(() => fileSlice(plan));
       plan.inner = [];
-      plan.outputs = [];
       return deps.runner.run(buildTask(deps, plan, slice));
     }
     const encoded = await prepareInLane(() => encodeSlice(plan.inner));
@@ -215,7 +214,6 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
     stats.stageMs.encode += encoded.busyMs;
     // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
     plan.inner = [];
-    plan.outputs = [];
     return deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.chunks }));
   };
   return run().then(
@@ -224,7 +222,7 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
   );
 }
 
-function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice" | "spoolSlice">): ChainTask {
+function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice">): ChainTask {
   const task: ChainTask = {
     chainStart: plan.chain.startUserTimestamp,
     ...slice,

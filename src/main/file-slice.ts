@@ -1,6 +1,7 @@
 /**
  * Turns a planned span (message objects of a lightened model) into the lines of the session file a
- * worker reads to get the real messages (workers/read-file-slice.ts).
+ * worker reads to get the real messages (workers/read-file-slice.ts), with what the plan knows of
+ * each: enough for a tool result whose text the scan located to be taken without parsing its line.
  */
 
 import type { AgentMessage } from "../core/session-types.js";
@@ -15,6 +16,7 @@ export function fileSliceOf(model: SessionModel, inner: readonly AgentMessage[])
     const line: ExpectedLine = { byteOffset: place.byteOffset, bytes: place.bytes, line: place.line, id: entry.id, role: message.role, timestamp: message.timestamp };
     const toolCallId = (message as { toolCallId?: unknown }).toolCallId;
     if (toolCallId !== undefined) line.toolCallId = toolCallId;
+    if (place.output !== undefined) line.output = { literal: place.output, isError: (message as { isError?: unknown }).isError === true };
     return line;
   });
   return { file: model.loaded.file, lines };

@@ -11,7 +11,6 @@ import { cooperativePause, driveSteps } from "./cooperative.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { shardBounds } from "../io/shard-bounds.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../io/read-session.js";
-import { SPOOL_WRITE_FAILED, type SpoolSettings } from "../io/spool.js";
 import type { ShardScan } from "../workers/scan-task.js";
 import type { ChainRunner } from "./chain-runner.js";
 
@@ -21,8 +20,6 @@ export const SHARD_BYTES = 2 * 1024 * 1024;
 export interface ScanOptions {
   maxLineBytes?: number;
   shardBytes?: number;
-  /** Spool the bulk chain tasks will need (io/spool.ts) into this folder's files. */
-  spool?: SpoolSettings;
 }
 
 export interface ScanStats {
@@ -44,7 +41,7 @@ export async function scanSession(file: string, runner: ChainRunner, opts: ScanO
   const pending: Array<Promise<ShardScan>> = [];
   const start = (i: number) => {
     const shard = shards[i]!;
-    const scan = runner.scan({ kind: "scan-shard", file, start: shard.start, end: shard.end, maxLineBytes, ...(opts.spool ? { spool: opts.spool } : {}) });
+    const scan = runner.scan({ kind: "scan-shard", file, start: shard.start, end: shard.end, maxLineBytes });
     scan.catch(() => undefined); // awaited in order below; this only keeps it from being "unhandled" meanwhile
     pending[i] = scan;
   };
@@ -62,8 +59,8 @@ export async function scanSession(file: string, runner: ChainRunner, opts: ScanO
       stats.shards++;
     }
     for (const line of scan.lines) {
-      const meta = { line: firstLine + line.index, byteOffset: line.byteOffset, bytes: line.bytes, terminated: line.terminated, ...(line.spool ? { spool: line.spool } : {}) };
-      builder.accept(meta, line.result, line.messageChars);
+      const meta = { line: firstLine + line.index, byteOffset: line.byteOffset, bytes: line.bytes, terminated: line.terminated };
+      builder.accept(meta, line.result, line.messageChars, line.output);
       await pause();
     }
     if (scan.tooLongAt !== undefined) {
@@ -87,7 +84,6 @@ async function sizeOf(file: string): Promise<number> {
 function ioError(file: string, error: unknown): SessionFileError {
   if (error instanceof SessionFileError) return error;
   const what = error instanceof Error ? error.message : String(error);
-  if (what.startsWith(SPOOL_WRITE_FAILED)) return new SessionFileError("io", file, what, undefined, error);
   if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") return new SessionFileError("not-found", file, "no such file", undefined, error);
   return new SessionFileError("io", file, `cannot read: ${what}`, undefined, error);
 }

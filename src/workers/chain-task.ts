@@ -7,7 +7,7 @@
 import type { BodyRecord } from "../core/deterministic-body.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
-import type { SpillFacts, SpooledRun } from "../io/spool.js";
+import type { OutputLiteral } from "../io/session-builder.js";
 import type { SpillTarget } from "../io/write-spill.js";
 
 export interface SpillSettings extends SpillTarget {
@@ -31,6 +31,12 @@ export interface ExpectedLine {
   role: string;
   timestamp: unknown;
   toolCallId?: unknown;
+  /**
+   * A tool result whose text the scan found as one literal of the line: the worker takes the
+   * literal's bytes (checked against the digest) instead of parsing the line, and the message's
+   * other fields from here.
+   */
+  output?: { literal: OutputLiteral; isError: boolean };
 }
 
 /** The span's messages as lines of the session file (the file path: bytes never cross the main thread). */
@@ -39,41 +45,11 @@ export interface FileSlice {
   lines: ExpectedLine[];
 }
 
-/**
- * One planned output, as the scan spooled it (io/spool.ts), with what the plan read of it. Flat:
- * a chain has hundreds of these, and each nested object costs the structured clone to a worker.
- */
-export interface SpooledOutput {
-  toolCallId: string;
-  /** The calling tool's name (a record's `toolName`). */
-  toolName: string;
-  isError: boolean;
-  resultTimestamp: number;
-  /** JSON of the call's extraction args. */
-  args: SpooledRun;
-  /** The output's JSON text, or (when `spill` is set) its spill file's bytes. */
-  bulk: SpooledRun;
-  /** UTF-16 units of the output text. */
-  chars: number;
-  /** Below the spill threshold: the text as a lightened record carries it. */
-  lightText?: string;
-  spill?: SpillFacts;
-}
-
-/** The span's planned outputs as spooled bytes (the file path after a spooled scan). */
-export interface SpoolSlice {
-  /** The spool folder. */
-  dir: string;
-  outputs: SpooledOutput[];
-}
-
 export interface ChainTask {
   /** startUserTimestamp of the chain (for error messages). */
   chainStart: number;
   /** The messages strictly inside the span, read by the worker from the session file. */
   fileSlice?: FileSlice;
-  /** The planned outputs' bulk, spooled by the scan: nothing to read from the session file. */
-  spoolSlice?: SpoolSlice;
   /** The same messages, each msgpackr-encoded, back to back in chunks (main/encode-slice.ts): the live path. */
   encodedSlice?: Uint8Array[];
   /** The same messages as objects, for the rare slice msgpack cannot carry (lone surrogates). */

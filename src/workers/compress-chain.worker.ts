@@ -7,10 +7,12 @@
 
 import type { ChainTask, ChainTaskResult } from "./chain-task.js";
 import { runChainTask } from "./run-chain-task.js";
-import { scanShard } from "./scan-shard.js";
+import { scanShardInto } from "./scan-shard.js";
 import type { ShardTask } from "./scan-task.js";
-import { encodeShardScan, type ShardScanWire } from "./shard-codec.js";
+import { ShardPacker, type ShardScanWire } from "./shard-codec.js";
 
 export default async function runWorkerTask(task: ChainTask | ShardTask): Promise<ChainTaskResult | ShardScanWire> {
-  return "kind" in task && task.kind === "scan-shard" ? encodeShardScan(await scanShard(task)) : runChainTask(task as ChainTask);
+  if (!("kind" in task) || task.kind !== "scan-shard") return runChainTask(task as ChainTask);
+  const packer = new ShardPacker();
+  return packer.finish(await scanShardInto(task, (line) => packer.add(line)));
 }

@@ -1,81 +1,56 @@
 /**
- * Executes a ChainTask: decode the slice, extract the planned records, hash and spill oversized
- * outputs, build the deterministic body. Used by the piscina worker and, unchanged, inline
- * (`workers: 0`), so both modes produce the same bytes.
+ * Executes a ChainTask: read or decode the slice, extract the planned records, hash and spill
+ * oversized outputs, build the deterministic body. Used by the piscina worker and, unchanged,
+ * inline (`workers: 0`), so both modes produce the same bytes. On the file path the outputs stay
+ * in the lines' bytes as refs (core/literal-refs.ts) from the read to the index entry's bytes.
  */
 
 import { performance } from "node:perf_hooks";
 import { unpackMultiple } from "msgpackr";
-import { backfilledIndexDataBytes, buildBackfilledRecord, buildRef, indexDataBytesOf, type SpillFields } from "../core/chain-entry.js";
-import { buildDeterministicBody } from "../core/deterministic-body.js";
+import { buildRef, indexDataBytesOf } from "../core/chain-entry.js";
+import { argsExcerpt, buildDeterministicBody } from "../core/deterministic-body.js";
 import { loadHasher, type Hasher } from "../core/digest.js";
-import { outputFields, spanOutputs } from "../core/extract-records.js";
+import { spanOutputs } from "../core/extract-records.js";
 import { lightenInPlace } from "../core/light-value.js";
-import { occurrenceKey } from "../core/occurrence-key.js";
+import { expandMarkers, resolvedValue, type LiteralRef } from "../core/literal-refs.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
-import { spillFileName } from "../core/spill-layout.js";
-import { shouldSpill } from "../core/spill-rule.js";
-import { ensureBlobDir, spillPathFor, syncBlobDir, writeSpillFiles, type SpillWrite } from "../io/write-spill.js";
-import type { ChainTask, ChainTaskResult, SpillSettings, SpoolSlice, TaskTimings } from "./chain-task.js";
+import { ensureBlobDir, syncBlobDir, writeSpillFiles } from "../io/write-spill.js";
+import type { ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
+import { archiveRecords } from "./archive-records.js";
 import { readFileSlice } from "./read-file-slice.js";
-import { spillMaterial } from "./spill-material.js";
-import { spooledRecords } from "./spooled-records.js";
 
 export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   injectFault(task);
   const hasher = await loadHasher();
-  return task.spoolSlice ? runSpooled(task, task.spoolSlice, hasher) : runFromMessages(task, hasher);
-}
-
-/** The file path after a spooled scan: records assembled from the spool, no line read again. */
-async function runSpooled(task: ChainTask, slice: SpoolSlice, hasher: Hasher): Promise<ChainTaskResult> {
   const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
   let t = performance.now();
-  const spooled = await spooledRecords(task, slice, hasher);
-  if (spooled.spilledFiles > 0) syncBlobDir(task.spill);
-  t = lap(timings, "spill", t);
-  const refs = refsOf(task, spooled.bodyRecords);
-  const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...spooled.bodyRecords], task.toolRefs);
-  const indexDataJson = indexDataBytesOf(spooled.recordJson, refs);
-  lap(timings, "body", t);
-  const { records, spilledFiles, spilledBytes, archivedChars } = spooled;
-  return { records, refs, body, indexDataJson, lightened: true, spilledFiles, spilledBytes, archivedChars, timings };
-}
-
-/** The messages of the span (read from the file, decoded from msgpack, or as sent). */
-async function runFromMessages(task: ChainTask, hasher: Hasher): Promise<ChainTaskResult> {
-  const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
-  let t = performance.now();
-  const inner = sliceMessages(task);
+  const literals: LiteralRef[] = [];
+  const inner = sliceMessages(task, literals, hasher);
   t = lap(timings, "decode", t);
-  const fields = extractPlanned(task, inner);
+  const outputs = extractPlanned(task, inner);
   t = lap(timings, "extract", t);
-  const records: ToolCallRecord[] = [];
-  const writes: SpillWrite[] = [];
-  let spilledBytes = 0;
-  let archivedChars = 0;
-  for (const field of fields) {
-    archivedChars += field.resultText.length;
-    const spill = shouldSpill(field.resultText, task.spill.threshold) ? spillOutput(task, hasher, field, writes) : undefined;
-    if (spill) spilledBytes += spill.spillBytes;
-    records.push(buildBackfilledRecord(field, spill));
-  }
+  const archived = archiveRecords(outputs, literals, task.spill, hasher);
   t = lap(timings, "hash", t);
-  const spilledFiles = writes.length;
-  if (spilledFiles > 0) {
+  if (archived.writes.length > 0) {
     ensureBlobDir(task.spill);
-    await writeSpillFiles(task.spill, writes);
+    await writeSpillFiles(task.spill, archived.writes);
     syncBlobDir(task.spill);
   }
   t = lap(timings, "spill", t);
+  const { records } = archived;
   const refs = refsOf(task, records);
-  const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs);
-  const indexDataJson = backfilledIndexDataBytes(records, refs);
+  // The body quotes two records' args: only those are decoded, when they hold refs.
+  const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs, (args) => argsExcerpt(resolvedValue(args, literals)));
+  const indexDataJson = indexDataBytesOf(
+    records.map((record) => expandMarkers(JSON.stringify(record), literals)),
+    refs,
+  );
   // The file path's main thread plans from lightened entries and keeps lightened records; the
   // index entry's bytes above are the faithful copy that gets written.
-  if (task.fileSlice) for (const record of records) lightenInPlace(record);
+  if (task.fileSlice) for (const record of records) lightenInPlace(record, literals);
   lap(timings, "body", t);
+  const { spilledFiles, spilledBytes, archivedChars } = archived;
   return { records, refs, body, indexDataJson, lightened: task.fileSlice !== undefined, spilledFiles, spilledBytes, archivedChars, timings };
 }
 
@@ -84,8 +59,8 @@ function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {
 }
 
 /** The span's messages, from wherever the task carries them. */
-function sliceMessages(task: ChainTask): AgentMessage[] {
-  if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart);
+function sliceMessages(task: ChainTask, literals: LiteralRef[], hasher: Hasher): AgentMessage[] {
+  if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart, literals, hasher);
   return task.inner ?? (task.encodedSlice ?? []).flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);
 }
 
@@ -103,17 +78,7 @@ function extractPlanned(task: ChainTask, inner: AgentMessage[]) {
   if (keys.length !== task.plannedKeys.length || keys.some((key, i) => key !== task.plannedKeys[i])) {
     throw new Error(`chain ${task.chainStart}: extracted outputs differ from the plan`);
   }
-  return found.map(outputFields);
-}
-
-type OutputFields = ReturnType<typeof outputFields>;
-
-/** An output's spill fields; its file joins `writes`, written (durably) before the task ends. */
-function spillOutput(task: ChainTask, hasher: Hasher, field: OutputFields, writes: SpillWrite[]): SpillFields {
-  const { bytes, ...fields } = spillMaterial(hasher, field.toolName, field.resultText, task.spill.previewBytes);
-  const fileName = spillFileName(hasher, occurrenceKey(field.toolCallId, field.resultTimestamp));
-  writes.push({ fileName, bytes });
-  return { spillBytes: bytes.length, resultPreview: fields.resultPreview, spillPath: spillPathFor(task.spill, fileName), contentHash: fields.contentHash, spillDigest: fields.spillDigest };
+  return found;
 }
 
 function injectFault(task: ChainTask): void {

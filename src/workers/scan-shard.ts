@@ -1,58 +1,66 @@
 /**
  * Executes a ShardTask: read the range, split it on byte 0x0A, classify every line exactly as the
- * streaming reader does (io/session-line.ts), and lighten what was parsed.
+ * streaming reader does (io/session-line.ts), and lighten what was parsed. Long string values are
+ * never decoded beyond their heads: they are parsed as refs into the shard's bytes
+ * (core/literal-refs.ts), measured and cut from there.
  */
 
 import { performance } from "node:perf_hooks";
 import { loadHasher, type Hasher } from "../core/digest.js";
-import { lightenInPlace, type KnownLength } from "../core/light-value.js";
+import { lightenInPlace } from "../core/light-value.js";
+import { refOf, type LiteralRef } from "../core/literal-refs.js";
+import { soleText } from "../core/message-text.js";
+import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE, type OutputLiteral } from "../io/session-builder.js";
 import { readRange, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
-import { classifyLine, type LineResult } from "../io/session-line.js";
-import { SpoolWriter } from "../io/spool.js";
+import { classifyLineWithRefs, type LineResult } from "../io/session-line.js";
 import type { ScannedLine, ShardScan, ShardTask } from "./scan-task.js";
-import { spoolEntry } from "./spool-entry.js";
 
 export async function scanShard(task: ShardTask): Promise<ShardScan> {
-  const spool = task.spool ? { settings: task.spool, writer: new SpoolWriter(task.spool.dir, task.start, task.end - task.start), hasher: await loadHasher() } : undefined;
-  const scan = scanLines(task, spool);
-  spool?.writer.finish();
-  return scan;
+  const lines: ScannedLine[] = [];
+  return { lines, ...(await scanShardInto(task, (line) => lines.push(line))) };
 }
 
-interface Spooling {
-  settings: NonNullable<ShardTask["spool"]>;
-  writer: SpoolWriter;
-  hasher: Hasher;
-}
-
-function scanLines(task: ShardTask, spool: Spooling | undefined): ShardScan {
+/** The scan, each line handed to `take` as soon as it is scanned (a worker packs them as they come: parsed objects then die young). */
+export async function scanShardInto(task: ShardTask, take: (line: ScannedLine) => void): Promise<Omit<ShardScan, "lines">> {
+  const hasher = await loadHasher();
   const started = performance.now();
   const data = withReadFd(task.file, (fd) => readRange(fd, task.start, task.end - task.start, task.file));
-  const lines: ScannedLine[] = [];
   let index = 0;
   for (let pos = 0; pos < data.length; index++) {
     const newline = data.indexOf(0x0a, pos);
     const stop = newline === -1 ? data.length : newline;
-    if (stop - pos > task.maxLineBytes) return { lines, lineCount: index + 1, tooLongAt: index, busyMs: performance.now() - started };
-    const line = scanLine(data.subarray(pos, stop), task.start + pos, index, newline !== -1, spool);
-    if (line) lines.push(line);
+    if (stop - pos > task.maxLineBytes) return { lineCount: index + 1, tooLongAt: index, busyMs: performance.now() - started };
+    const line = scanLine(data.subarray(pos, stop), task.start + pos, index, newline !== -1, hasher);
+    if (line) take(line);
     pos = stop + 1;
   }
-  return { lines, lineCount: index, busyMs: performance.now() - started };
+  return { lineCount: index, busyMs: performance.now() - started };
 }
 
-function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: boolean, spool: Spooling | undefined): ScannedLine | undefined {
-  const result = classifyLine(bytes, byteOffset === 0);
+function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: boolean, hasher: Hasher): ScannedLine | undefined {
+  // The refs point into `bytes`, which the next read reuses: they are used up before this returns.
+  const refs: LiteralRef[] = [];
+  const result = classifyLineWithRefs(bytes, byteOffset === 0, refs);
   if (result.kind === "blank" && terminated) return undefined;
   const line: ScannedLine = { index, byteOffset, bytes: bytes.length, terminated, result };
   if (mayAlterInMsgpack(bytes)) line.mayAlter = true;
-  // Before lightening: the spool takes the real bulk. Glued lines are left out (pi ignores them).
-  const spooled = spool && result.kind === "value" ? spoolEntry(result.value, spool.writer, spool.settings, spool.hasher) : undefined;
-  if (spooled) line.spool = spooled.spool;
+  // Before lightening, which replaces the refs.
+  const output = result.kind === "value" ? outputLiteral(result.value, refs, bytes, hasher) : undefined;
+  if (output) line.output = output;
   const values = valuesOf(result);
-  if (values.length > 0) line.messageChars = values.map((value) => lightenValue(value, spooled?.known));
+  if (values.length > 0) line.messageChars = values.map((value) => lightenValue(value, refs));
   return line;
+}
+
+/** A tool result whose text is one ref: where it lies in the line, measured and digested. */
+function outputLiteral(entry: unknown, refs: readonly LiteralRef[], bytes: Buffer, hasher: Hasher): OutputLiteral | undefined {
+  if (refs.length === 0 || !isObject(entry) || entry.type !== "message" || !isObject(entry.message) || entry.message.role !== "toolResult") return undefined;
+  const text = soleText(entry.message.content);
+  const ref = text === undefined ? undefined : refOf(text, refs);
+  if (ref === undefined) return undefined;
+  const flags = (ref.canonical ? LITERAL_CANONICAL : 0) | (ref.loneSurrogate ? LITERAL_LONE_SURROGATE : 0);
+  return [ref.start, ref.end - ref.start, ref.units, ref.jsonLength, ref.utf8Bytes, flags, hasher.hex64Bytes(bytes.subarray(ref.start, ref.end))];
 }
 
 /**
@@ -75,11 +83,11 @@ function valuesOf(result: LineResult): unknown[] {
 }
 
 /** Lightens an entry in place; returns its message's real JSON length for a message entry. */
-function lightenValue(value: unknown, known: KnownLength | undefined): number | undefined {
+function lightenValue(value: unknown, refs: readonly LiteralRef[]): number | undefined {
   if (!isObject(value)) return undefined;
   const message = value.type === "message" ? value.message : undefined;
   // The message first, measured while it is lightened; the rest of the entry is small by then.
-  const chars = typeof message === "object" && message !== null ? lightenInPlace(message, known) : undefined;
-  lightenInPlace(value);
+  const chars = typeof message === "object" && message !== null ? lightenInPlace(message, refs) : undefined;
+  lightenInPlace(value, refs);
   return chars;
 }

@@ -5,8 +5,8 @@
  * main thread is proportional to the number of entries, not to the bytes of tool output.
  */
 
+import type { OutputLiteral } from "../io/session-builder.js";
 import type { LineResult } from "../io/session-line.js";
-import type { LineSpool, SpoolSettings } from "../io/spool.js";
 
 export interface ShardTask {
   kind: "scan-shard";
@@ -17,8 +17,6 @@ export interface ShardTask {
   end: number;
   /** Lines longer than this many bytes are refused. */
   maxLineBytes: number;
-  /** Spool what chain tasks will need of each message (io/spool.ts); absent: no spool. */
-  spool?: SpoolSettings;
 }
 
 /** One line of the shard; blank terminated lines are left out. */
@@ -31,8 +29,8 @@ export interface ScannedLine {
   result: LineResult;
   /** Per value of the result: the real JSON length of a message entry's `message`. */
   messageChars?: Array<number | undefined>;
-  /** A single-entry line's spooled bulk (with `ShardTask.spool`). */
-  spool?: LineSpool;
+  /** A tool result's text as one literal of the line: a chain task copies it from the file without parsing the line. */
+  output?: OutputLiteral;
   /**
    * The line's bytes hold a surrogate escape or a `__proto__` key, so msgpack may not carry what
    * was parsed exactly (workers/shard-codec.ts checks such a line in full).

@@ -1,11 +1,12 @@
 /**
- * What a spilled output's record says about its text, computed wherever the text is at hand: in
- * the chain task (file and live paths) or already in the shard scan (io/spool.ts).
+ * What a spilled output's record says about its text, computed in the chain task from the text as
+ * a string (the live path) or straight from its UTF-8 bytes (the file path: the output was never
+ * decoded, core/literal-refs.ts). Both give the same bytes and fields for the same text.
  */
 
-import { contentHash } from "../core/content-hash.js";
+import { contentHash, contentHashOfUtf8 } from "../core/content-hash.js";
 import { spillDigestOf, type Hasher } from "../core/digest.js";
-import { headPreview } from "../core/head-preview.js";
+import { headPreview, headPreviewOfUtf8 } from "../core/head-preview.js";
 
 export interface SpillMaterial {
   /** The spill file's contents. */
@@ -21,6 +22,16 @@ export function spillMaterial(hasher: Hasher, toolName: string, text: string, pr
     bytes,
     resultPreview: headPreview(text, previewBytes),
     contentHash: contentHash(toolName, text),
+    spillDigest: spillDigestOf(hasher, bytes),
+  };
+}
+
+/** The same from the text's UTF-8 bytes (well-formed text only: it came from a spill-eligible output). */
+export function spillMaterialOfUtf8(hasher: Hasher, toolName: string, bytes: Buffer, previewBytes: number): SpillMaterial {
+  return {
+    bytes,
+    resultPreview: headPreviewOfUtf8(bytes, previewBytes),
+    contentHash: contentHashOfUtf8(toolName, bytes),
     spillDigest: spillDigestOf(hasher, bytes),
   };
 }

@@ -5,7 +5,6 @@
  */
 
 import fs from "node:fs";
-import os from "node:os";
 import { detectChains, detectOpenChain } from "../../src/core/detect-chains.js";
 import type { OpenChainSettings } from "../../src/core/open-chain-policy.js";
 import type { OpenChainInput } from "../../src/main/compress-open-chain.js";
@@ -21,8 +20,6 @@ import type { AgentMessage } from "../../src/core/session-types.js";
 import { fileSliceOf } from "../../src/main/file-slice.js";
 import type { DeterministicPlan } from "../../src/main/plan-chains.js";
 import { scanSession } from "../../src/main/scan-session.js";
-import { taskSliceOf } from "../../src/main/spool-slice.js";
-import { createSpoolDir, removeSpoolDir } from "../../src/io/spool.js";
 import { loadSessionModel, modelOf, type SessionModel } from "../../src/main/session-model.js";
 import type { TaskFault } from "../../src/workers/chain-task.js";
 
@@ -40,16 +37,16 @@ export interface HarnessOptions {
   diagnostics?: DiagnosticSink;
   /**
    * "memory" (default): in-memory messages, msgpack to the workers (the live flush's path).
-   * "file": the parallel scan and lightened entries, workers read their lines.
-   * "spool": the same scan spooling the bulk, workers assemble from the spool (`chainpress compact`).
+   * "file": the parallel scan and lightened entries, workers read their lines and take the
+   * outputs the scan located from the file's bytes (`chainpress compact`).
    */
-  path?: "memory" | "file" | "spool";
+  path?: "memory" | "file";
   /** Archive older outputs of a chain still open at the end of the session (issue 13). */
   openChains?: OpenChainSettings;
   /** Recovery-grace keys (outputs the policy must leave alone). */
   graceKeys?: ReadonlySet<string>;
-  /** Called with the spool folder once the scan wrote it ("spool" path), before any chain runs. */
-  afterScan?: (spoolDir: string) => void;
+  /** Called once the scan has read the file ("file" path), before any chain runs. */
+  afterScan?: () => void;
 }
 
 export interface HarnessRun {
@@ -61,10 +58,8 @@ export interface HarnessRun {
 export async function compressFile(file: string, options: HarnessOptions = {}): Promise<HarnessRun> {
   const runner = options.runner ?? createChainRunner(options.workers ?? 0);
   const spillThreshold = options.spillThreshold ?? 65536;
-  const spoolDir = options.path === "spool" ? createSpoolDir(os.tmpdir(), file) : undefined;
-  const spool = spoolDir ? { spool: { dir: spoolDir, spillThreshold, previewBytes: 2048 } } : {};
-  const model = options.path === "file" || options.path === "spool" ? modelOf(await scanSession(file, runner, spool)) : await loadSessionModel(file);
-  if (spoolDir) options.afterScan?.(spoolDir);
+  const model = options.path === "file" ? modelOf(await scanSession(file, runner)) : await loadSessionModel(file);
+  if (options.path === "file") options.afterScan?.();
   const isProtected = makeProtectionPredicate({ protectedTools: options.protectedTools ?? [], protectedPaths: options.protectedPaths ?? ["**/skills/**/*.md"] });
   const appender = await SessionAppender.open(model.loaded);
   const durable: AppendEntry = async (customType, data, dataJson) => void (await appender.appendCustom(customType, data, { durable: false, ...(dataJson === undefined ? {} : { dataJson }) }));
@@ -83,7 +78,6 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       runner,
       now: () => 1_800_000_000_000,
       ...(options.path === "file" ? { fileSlice: (plan: DeterministicPlan) => ({ fileSlice: fileSliceOf(model, plan.inner) }) } : {}),
-      ...(options.path === "spool" ? { fileSlice: (plan: DeterministicPlan) => taskSliceOf(model, plan, spoolDir) } : {}),
       ...(options.faultFor ? { faultFor: options.faultFor } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
       ...(options.graceKeys ? { graceKeys: options.graceKeys } : {}),
@@ -93,7 +87,6 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
   } finally {
     await appender.close();
     if (!options.runner) await runner.close();
-    if (spoolDir) removeSpoolDir(spoolDir);
   }
 }
 

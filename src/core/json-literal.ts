@@ -1,0 +1,318 @@
+/**
+ * JSON string literals read as the UTF-8 bytes they are in a session line, never decoded into a JS
+ * string: tool outputs are megabytes long and most of what is asked of them (is it valid, how long
+ * is it as a string, as JSON, as UTF-8, is it spelt the way JSON.stringify spells it) is answered by
+ * one pass over the bytes. Only a short head (`literalPrefix`) or, when a caller really needs it, the
+ * whole string (`decodeLiteral`) is decoded.
+ *
+ * Offsets are byte offsets into a buffer of valid UTF-8 (callers check whole lines with `isUtf8`).
+ * A literal spans from its opening quote to just past its closing quote. Since the closing quote,
+ * the backslash and everything JSON escapes are ASCII, and an ASCII byte is always a character of
+ * its own in UTF-8, every escape and every raw character can be told apart byte by byte.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const LOWER_U = 0x75;
+
+/** What a JSON string literal's bytes say about the string it decodes to. */
+export interface LiteralFacts {
+  /** Offset just past the closing quote. */
+  end: number;
+  /** UTF-16 length of the decoded string (what `.length` gives). */
+  units: number;
+  /** `JSON.stringify(decoded).length`. */
+  jsonLength: number;
+  /** `Buffer.byteLength(decoded, "utf8")` (a lone surrogate counts 3, as U+FFFD). */
+  utf8Bytes: number;
+  /** The literal's bytes are exactly `Buffer.from(JSON.stringify(decoded))`. */
+  canonical: boolean;
+  /** The decoded string holds a lone surrogate (possible only through a \u escape). */
+  loneSurrogate: boolean;
+}
+
+/** Marks, in {@link RAW_UNITS}, the bytes that end a run of raw characters. */
+const STOP = 0xff;
+
+/**
+ * Per byte value, the UTF-16 units a raw byte adds to the decoded string: 1 for ASCII and for the
+ * lead of a 2- or 3-byte character, 2 for the lead of a 4-byte one (a surrogate pair), 0 for a
+ * continuation byte; STOP for `"`, `\` and the controls JSON.parse rejects unescaped. A raw
+ * character is also written raw by JSON.stringify, so it adds as many JSON characters as units.
+ */
+const RAW_UNITS = (() => {
+  const table = new Uint8Array(256);
+  for (let byte = 0; byte < 256; byte++) table[byte] = byte < 0x80 ? 1 : byte < 0xc0 ? 0 : byte < 0xf0 ? 1 : 2;
+  for (let byte = 0; byte < 0x20; byte++) table[byte] = STOP;
+  table[QUOTE] = STOP;
+  table[BACKSLASH] = STOP;
+  return table;
+})();
+
+/** Per byte after a backslash, the code unit of that two-character escape; -1 for `u` and for what JSON.parse rejects. */
+const SHORT_ESCAPE = (() => {
+  const table = new Int32Array(256).fill(-1);
+  const escapes: Array<[string, number]> = [['"', 0x22], ["\\", 0x5c], ["/", 0x2f], ["b", 0x08], ["f", 0x0c], ["n", 0x0a], ["r", 0x0d], ["t", 0x09]];
+  for (const [letter, unit] of escapes) table[letter.charCodeAt(0)] = unit;
+  return table;
+})();
+
+/** Per byte, its value as a hex digit (either case), or -1. */
+const HEX_DIGIT = (() => {
+  const table = new Int32Array(256).fill(-1);
+  for (let digit = 0; digit < 16; digit++) {
+    table[digit.toString(16).charCodeAt(0)] = digit;
+    table[digit.toString(16).toUpperCase().charCodeAt(0)] = digit;
+  }
+  return table;
+})();
+
+/** Per code unit below 0x80, the JSON characters JSON.stringify writes for it: 2 for `\"` `\\` `\b` `\f` `\n` `\r` `\t`, 6 for the other controls, else 1. */
+const ASCII_JSON_CHARS = (() => {
+  const table = new Uint8Array(0x80).fill(1);
+  for (let unit = 0; unit < 0x20; unit++) table[unit] = 6;
+  for (const unit of [0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x22, 0x5c]) table[unit] = 2;
+  return table;
+})();
+
+/** The code unit spelt by the four hex digits at `at`, or -1 when one is not a hex digit. */
+function hexUnit(bytes: Uint8Array, at: number): number {
+  const a = HEX_DIGIT[bytes[at]!]!;
+  const b = HEX_DIGIT[bytes[at + 1]!]!;
+  const c = HEX_DIGIT[bytes[at + 2]!]!;
+  const d = HEX_DIGIT[bytes[at + 3]!]!;
+  return (a | b | c | d) < 0 ? -1 : (a << 12) | (b << 8) | (c << 4) | d;
+}
+
+/** True when none of the four hex digits at `at` is an uppercase letter (JSON.stringify writes lowercase). */
+function isLowercaseHex(bytes: Uint8Array, at: number): boolean {
+  for (let i = at; i < at + 4; i++) if (bytes[i]! >= 0x41 && bytes[i]! <= 0x46) return false;
+  return true;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+/** UTF-8 bytes of a code unit outside the surrogates (a lone surrogate is written as U+FFFD: 3). */
+function utf8Width(unit: number): number {
+  return unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
+}
+
+/**
+ * Validates and measures the literal opening at `start` (bytes[start] must be 0x22), reading no
+ * further than `limit` (default bytes.length). Undefined exactly when JSON.parse would reject that
+ * literal: a raw byte below 0x20, an invalid escape, a bad \u hex digit, or no closing quote before
+ * `limit`.
+ *
+ * The hot loop: raw characters are counted by a table lookup per byte, and only escapes take the
+ * slow path. A \u high surrogate is first counted as a lone one (6 JSON characters, 3 UTF-8 bytes);
+ * a \u low surrogate right after it turns the two into a pair (2 characters, 4 bytes in all).
+ */
+export function scanLiteral(bytes: Uint8Array, start: number, limit = bytes.length): LiteralFacts | undefined {
+  if (bytes[start] !== QUOTE) throw new RangeError(`scanLiteral: no opening quote at offset ${start}`);
+  let rawUnits = 0; // units (and JSON characters) of the raw characters
+  let escapedBytes = 0; // source bytes taken by escapes
+  let escapedUnits = 0;
+  let escapedJson = 0;
+  let escapedUtf8 = 0;
+  let lone = 0; // lone surrogates so far
+  let canonical = true;
+  let afterHigh = -1; // offset just past the last \u high-surrogate escape
+  let i = start + 1;
+  for (;;) {
+    let unitsHere = 0;
+    while (i < limit && (unitsHere = RAW_UNITS[bytes[i]!]!) !== STOP) {
+      rawUnits += unitsHere;
+      i++;
+    }
+    if (i >= limit) return undefined;
+    const byte = bytes[i]!;
+    if (byte === QUOTE) break;
+    if (byte !== BACKSLASH || i + 1 >= limit) return undefined; // a raw control, or a cut escape
+    const letter = bytes[i + 1]!;
+    if (letter !== LOWER_U) {
+      const unit = SHORT_ESCAPE[letter]!;
+      if (unit < 0) return undefined;
+      escapedBytes += 2;
+      escapedUnits += 1;
+      escapedUtf8 += 1;
+      escapedJson += ASCII_JSON_CHARS[unit]!;
+      if (unit === 0x2f) canonical = false; // JSON.stringify writes "/" raw
+      i += 2;
+      continue;
+    }
+    const unit = i + 6 <= limit ? hexUnit(bytes, i + 2) : -1;
+    if (unit < 0) return undefined;
+    escapedBytes += 6;
+    escapedUnits += 1;
+    if (isLowSurrogate(unit) && afterHigh === i) {
+      // Pair: the high one was counted as lone (6 characters, 3 bytes); the pair is 2 and 4 in all.
+      lone--;
+      escapedJson -= 4;
+      escapedUtf8 += 1;
+      canonical = false; // JSON.stringify writes a pair raw
+    } else if (isHighSurrogate(unit) || isLowSurrogate(unit)) {
+      lone++;
+      escapedJson += 6;
+      escapedUtf8 += 3;
+      if (!isLowercaseHex(bytes, i + 2)) canonical = false;
+      if (isHighSurrogate(unit)) afterHigh = i + 6;
+    } else {
+      escapedJson += unit < 0x80 ? ASCII_JSON_CHARS[unit]! : 1;
+      escapedUtf8 += utf8Width(unit);
+      // JSON.stringify spells only the controls without a short escape as \u00xx (lowercase).
+      if (ASCII_JSON_CHARS[unit] !== 6 || !isLowercaseHex(bytes, i + 2)) canonical = false;
+    }
+    i += 6;
+  }
+  const end = i + 1;
+  return {
+    end,
+    units: rawUnits + escapedUnits,
+    jsonLength: 2 + rawUnits + escapedJson,
+    utf8Bytes: end - start - 2 - escapedBytes + escapedUtf8,
+    canonical,
+    loneSurrogate: lone > 0,
+  };
+}
+
+/**
+ * Offset just past the closing quote of the literal opening at `start`, found with indexOf(0x22)
+ * and backslash parity, validating nothing; -1 when there is none before `limit`.
+ */
+export function literalEnd(bytes: Uint8Array, start: number, limit: number): number {
+  // A view bounded by `limit`, so a search never runs on past it into the rest of the buffer.
+  const view = bytes.subarray(0, limit);
+  for (let quote = view.indexOf(QUOTE, start + 1); quote !== -1; quote = view.indexOf(QUOTE, quote + 1)) {
+    let backslashes = 0;
+    while (view[quote - 1 - backslashes] === BACKSLASH) backslashes++; // stops at the opening quote at the latest
+    if (backslashes % 2 === 0) return quote + 1;
+  }
+  return -1;
+}
+
+/** `bytes[start, end)` as a string (a view over the same memory, no copy). */
+function utf8Text(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("utf8");
+}
+
+/** The decoded string: JSON.parse of the literal's bytes. */
+export function decodeLiteral(bytes: Uint8Array, start: number, end: number): string {
+  return JSON.parse(utf8Text(bytes, start, end)) as string;
+}
+
+/** Bytes of the UTF-8 character whose lead byte is `lead`. */
+function utf8CharBytes(lead: number): number {
+  return lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+}
+
+/**
+ * A prefix of the decoded string at least `minUnits` UTF-16 units long (the whole string when it is
+ * shorter), decoding only a prefix of the bytes (the literal can be megabytes long). Exactly
+ * `decodeLiteral(...).slice(0, result.length)`: the bytes are cut between escapes and between UTF-8
+ * characters, so the cut-off literal decodes to a prefix of the string. A cut between the two
+ * escapes of a pair leaves its high half, as slice() would. At most one unit over `minUnits`.
+ */
+export function literalPrefix(bytes: Uint8Array, start: number, end: number, minUnits: number): string {
+  const close = end - 1;
+  let units = 0;
+  let i = start + 1;
+  while (units < minUnits && i < close) {
+    const byte = bytes[i]!;
+    if (byte === BACKSLASH) {
+      i += bytes[i + 1] === LOWER_U ? 6 : 2;
+      units += 1;
+    } else {
+      i += utf8CharBytes(byte);
+      units += byte >= 0xf0 ? 2 : 1;
+    }
+  }
+  if (i >= close) return decodeLiteral(bytes, start, end);
+  return JSON.parse(`${utf8Text(bytes, start, i)}"`) as string;
+}
+
+/** Writes code point `point` (not a surrogate) as UTF-8 at `at`; returns the offset after it. */
+function putCodePoint(out: Uint8Array, at: number, point: number): number {
+  if (point < 0x80) {
+    out[at] = point;
+    return at + 1;
+  }
+  if (point < 0x800) {
+    out[at] = 0xc0 | (point >> 6);
+    out[at + 1] = 0x80 | (point & 0x3f);
+    return at + 2;
+  }
+  if (point < 0x10000) {
+    out[at] = 0xe0 | (point >> 12);
+    out[at + 1] = 0x80 | ((point >> 6) & 0x3f);
+    out[at + 2] = 0x80 | (point & 0x3f);
+    return at + 3;
+  }
+  out[at] = 0xf0 | (point >> 18);
+  out[at + 1] = 0x80 | ((point >> 12) & 0x3f);
+  out[at + 2] = 0x80 | ((point >> 6) & 0x3f);
+  out[at + 3] = 0x80 | (point & 0x3f);
+  return at + 4;
+}
+
+/** Below this many bytes a raw run is copied by hand (a subarray and a set() cost more). */
+const SHORT_RUN = 32;
+
+/**
+ * The decoded string's UTF-8 bytes, unescaped straight from the literal's bytes (the runs between
+ * backslashes copied, each escape translated, a \uD83D\uDE00 pair made one 4-byte character)
+ * without building a JS string. Precondition: the literal is valid and has no lone surrogate (it
+ * throws on either, since UTF-8 cannot carry a lone surrogate). Equal to
+ * Buffer.from(decodeLiteral(...), "utf8"). No escape is shorter than its UTF-8, so the output
+ * never outgrows the literal.
+ */
+export function unescapeLiteral(bytes: Uint8Array, start: number, end: number): Buffer {
+  const body = bytes.subarray(start + 1, end - 1);
+  const out = Buffer.allocUnsafe(body.length);
+  let written = 0;
+  let i = 0;
+  while (i < body.length) {
+    let backslash = body.indexOf(BACKSLASH, i);
+    if (backslash === -1) backslash = body.length;
+    if (backslash - i < SHORT_RUN) {
+      for (; i < backslash; i++) out[written++] = body[i]!;
+    } else {
+      out.set(body.subarray(i, backslash), written);
+      written += backslash - i;
+      i = backslash;
+    }
+    if (i === body.length) break;
+    const letter = body[i + 1] ?? 0; // 0: a backslash that ends the literal, rejected below
+    if (letter !== LOWER_U) {
+      const unit = SHORT_ESCAPE[letter]!;
+      if (unit < 0) throw new SyntaxError(`unescapeLiteral: invalid escape at offset ${start + 1 + i}`);
+      out[written++] = unit;
+      i += 2;
+      continue;
+    }
+    const unit = i + 6 <= body.length ? hexUnit(body, i + 2) : -1;
+    if (unit < 0) throw new SyntaxError(`unescapeLiteral: invalid \\u escape at offset ${start + 1 + i}`);
+    if (!isHighSurrogate(unit) && !isLowSurrogate(unit)) {
+      written = putCodePoint(out, written, unit);
+      i += 6;
+      continue;
+    }
+    const paired = isHighSurrogate(unit) && i + 12 <= body.length && body[i + 6] === BACKSLASH && body[i + 7] === LOWER_U;
+    const low = paired ? hexUnit(body, i + 8) : -1;
+    if (!isLowSurrogate(low)) throw new RangeError(`unescapeLiteral: lone surrogate at offset ${start + 1 + i}`);
+    written = putCodePoint(out, written, 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00));
+    i += 12;
+  }
+  return out.subarray(0, written);
+}
+
+/** The canonical literal (UTF-8 of JSON.stringify(decoded)): a subarray of `bytes` when `facts.canonical`, else re-encoded. */
+export function canonicalLiteral(bytes: Uint8Array, start: number, facts: LiteralFacts): Uint8Array {
+  if (facts.canonical) return bytes.subarray(start, facts.end);
+  return Buffer.from(JSON.stringify(decodeLiteral(bytes, start, facts.end)), "utf8");
+}

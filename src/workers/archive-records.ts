@@ -1,0 +1,65 @@
+/**
+ * The records of a chain's planned outputs, with the spill files of the oversized ones. An output
+ * that is a ref (the file path, core/literal-refs.ts) is measured, spilled and hashed from its
+ * bytes; one given as a string (the live path, or text parts joined) from the string. The record
+ * and the spill file are the same either way.
+ */
+
+import { buildBackfilledRecord, type SpillFields } from "../core/chain-entry.js";
+import type { Hasher } from "../core/digest.js";
+import { unescapeLiteral } from "../core/json-literal.js";
+import { outputFields, type SpanOutput } from "../core/extract-records.js";
+import { refOf, resolveMarkers, type LiteralRef } from "../core/literal-refs.js";
+import { occurrenceKey } from "../core/occurrence-key.js";
+import type { ToolCallRecord } from "../core/prune-types.js";
+import { spillFileName } from "../core/spill-layout.js";
+import { shouldSpill, spillsMeasured } from "../core/spill-rule.js";
+import { spillPathFor, type SpillWrite } from "../io/write-spill.js";
+import type { SpillSettings } from "./chain-task.js";
+import { spillMaterial, spillMaterialOfUtf8, type SpillMaterial } from "./spill-material.js";
+
+export interface ArchivedRecords {
+  /** In planned order; spilled ones carry spill fields and an empty resultText. */
+  records: ToolCallRecord[];
+  /** Spill files to write (durably) before the index entry is appended. */
+  writes: SpillWrite[];
+  spilledFiles: number;
+  spilledBytes: number;
+  /** UTF-16 units of output archived (before spilling). */
+  archivedChars: number;
+}
+
+export function archiveRecords(outputs: readonly SpanOutput[], literals: readonly LiteralRef[], spill: SpillSettings, hasher: Hasher): ArchivedRecords {
+  const out: ArchivedRecords = { records: [], writes: [], spilledFiles: 0, spilledBytes: 0, archivedChars: 0 };
+  for (const output of outputs) {
+    const field = outputFields(output);
+    const ref = refOf(field.resultText, literals);
+    // Text parts joined around refs: rare, decoded whole.
+    if (ref === undefined) field.resultText = resolveMarkers(field.resultText, literals);
+    out.archivedChars += ref?.units ?? field.resultText.length;
+    const material = spilled(field, ref, spill, hasher);
+    const fields = material ? spillFields(field, material, spill, hasher, out) : undefined;
+    out.records.push(buildBackfilledRecord(field, fields));
+  }
+  out.spilledFiles = out.writes.length;
+  return out;
+}
+
+type OutputFields = ReturnType<typeof outputFields>;
+
+/** The spill material of an output over the threshold, from its bytes when it is a ref. */
+function spilled(field: OutputFields, ref: LiteralRef | undefined, spill: SpillSettings, hasher: Hasher): SpillMaterial | undefined {
+  if (ref !== undefined) {
+    if (!spillsMeasured(ref.units, !ref.loneSurrogate, spill.threshold)) return undefined;
+    return spillMaterialOfUtf8(hasher, field.toolName, unescapeLiteral(ref.bytes, ref.start, ref.end), spill.previewBytes);
+  }
+  return shouldSpill(field.resultText, spill.threshold) ? spillMaterial(hasher, field.toolName, field.resultText, spill.previewBytes) : undefined;
+}
+
+/** A spilled output's record fields; its file joins the writes. */
+function spillFields(field: OutputFields, material: SpillMaterial, spill: SpillSettings, hasher: Hasher, out: ArchivedRecords): SpillFields {
+  const fileName = spillFileName(hasher, occurrenceKey(field.toolCallId, field.resultTimestamp));
+  out.writes.push({ fileName, bytes: material.bytes });
+  out.spilledBytes += material.bytes.length;
+  return { spillBytes: material.bytes.length, resultPreview: material.resultPreview, spillPath: spillPathFor(spill, fileName), contentHash: material.contentHash, spillDigest: material.spillDigest };
+}

@@ -1,0 +1,109 @@
+// contentHashOfUtf8 hashes a tool output from its UTF-8 bytes; it must equal contentHash of the
+// decoded text on every well-formed text: fixed vectors, a sweep of every code point at the places
+// the normalisation treats specially, and fast-check fuzzing over the same kinds of text as the
+// string equivalence test (CR/LF mixes, blank runs, every unicode space, emoji), lone surrogates
+// excepted (UTF-8 cannot carry them).
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { contentHash, contentHashOfUtf8 } from "../src/core/content-hash.js";
+
+/** Asserts the byte hash on a Buffer and on a plain Uint8Array view that does not start its buffer. */
+function expectSame(text: string, toolName = "bash"): void {
+  const expected = contentHash(toolName, text);
+  const utf8 = Buffer.from(text, "utf8");
+  expect(contentHashOfUtf8(toolName, utf8)).toBe(expected);
+  const backing = new Uint8Array(utf8.length + 3);
+  backing.set(utf8, 3);
+  expect(contentHashOfUtf8(toolName, backing.subarray(3))).toBe(expected);
+}
+
+/** What trim() strips, plus near misses (U+180E left Zs in Unicode 6.3; U+200B is not a space). */
+const UNICODE_SPACES = ["\u00a0", "\u1680", "\u2000", "\u2005", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff", "\u180e", "\u200b", "\u0085"];
+const FRAGMENTS = [
+  "\n", "\r\n", "\r", "\r\r\n", "\n\r", " ", "  ", "\t", " \t ", "\v", "\f",
+  ...UNICODE_SPACES,
+  "😀", "𝄞", "\u{10ffff}", "a", "Z", "0", "-", "é", "読", "\u0000", "\u007f", "x y", "$ ls -la",
+];
+const codePoint = fc
+  .integer({ min: 0, max: 0x10ffff })
+  .filter((point) => point < 0xd800 || point > 0xdfff)
+  .map((point) => String.fromCodePoint(point));
+const fragment = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...FRAGMENTS) },
+  { weight: 1, arbitrary: codePoint },
+  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 4 }) },
+);
+/** Text built from the special fragments: CR/LF mixes, blank runs, unicode spaces, multi-byte characters. */
+const specialText = fc.string({ unit: fragment, maxLength: 200 });
+
+const BLANKS = [" ", "\t"];
+const NEWLINES = ["\n", "\r\n", "\r", "\r\r\n"];
+/** Line-shaped text: optional indent, content, trailing blanks, then some line break. */
+const lineText = fc
+  .array(
+    fc.record({
+      indent: fc.string({ unit: fc.constantFrom(...BLANKS, ...UNICODE_SPACES), maxLength: 4 }),
+      body: fc.string({ unit: fragment, maxLength: 20 }),
+      trailing: fc.string({ unit: fc.constantFrom(...BLANKS, "\r", ...UNICODE_SPACES), maxLength: 5 }),
+      newline: fc.constantFrom(...NEWLINES),
+    }),
+    { maxLength: 30 },
+  )
+  .map((lines) => lines.map((l) => l.indent + l.body + l.trailing + l.newline).join(""));
+
+describe("contentHashOfUtf8 ≡ contentHash of the decoded text", () => {
+  it("fixed vectors", () => {
+    const vectors = [
+      "", " ", "\n", "\r\n", "\r", "\t \r\n \t", "\u3000 \t\r\n\ufeff\u2028\u00a0", "\u1680\u2000\u200a\u202f\u205f\u2029",
+      "é", "😀", "\u3000é\u3000", " 😀\u2028", "\ufeff読\ufeff", "\u00a0\u0085\u00a0", "\u200b", "\u180e",
+      "hello\nworld", "  hello  \r\nworld\t\n\n", "héllo 😀", "a\r\nb\r\nc", "a  \nb\t\t\nc \t ", "a\t\r\nb", "\n\n  a\nb  \n\n",
+      "a\rb", "a\r \nb", "a \r\r\nb", "a\r\r\n\r\nb", "a\u00a0\nb", "a\nb\u00a0", "\u3000a", "a\nb\r", "a \u00a0 \nb",
+      "a\t\u3000\t\nb", "😀  \r\n😀", "a\u2028 \nb", "a \u2028b", "\ufeffa\ufeff", "é \n", " \n読",
+    ];
+    for (const text of vectors) expectSame(text);
+  });
+
+  it("every code point, at the start, at a line end before LF and CRLF, and at the end", () => {
+    for (let point = 0; point <= 0x10ffff; point += point < 0x10000 ? 1 : 0x3f1) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const c = String.fromCodePoint(point);
+      for (const text of [c, `${c}a`, `a${c}`, `${c} \r\n${c}`]) {
+        const utf8 = Buffer.from(text, "utf8");
+        if (contentHashOfUtf8("t", utf8) !== contentHash("t", text)) expect({ point: point.toString(16), text }).toBeUndefined();
+      }
+    }
+  });
+
+  it("fuzz: text made of special fragments", () => {
+    fc.assert(fc.property(specialText, (text) => expectSame(text)), { numRuns: 3000 });
+  });
+
+  it("fuzz: line-shaped text with CR/LF mixes, indentation and trailing blanks", () => {
+    fc.assert(fc.property(lineText, (text) => expectSame(text)), { numRuns: 3000 });
+  });
+
+  it("fuzz: arbitrary code points and graphemes", () => {
+    const text = fc.oneof(fc.string({ unit: "binary", maxLength: 100 }), fc.string({ unit: "grapheme", maxLength: 50 }), fc.string({ unit: codePoint, maxLength: 100 }));
+    fc.assert(fc.property(text, (t) => expectSame(t)), { numRuns: 2000 });
+  });
+
+  it("fuzz: tool names are hashed as given", () => {
+    const name = fc.string({ unit: fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ unit: "binary", maxLength: 2 })), maxLength: 10 });
+    fc.assert(fc.property(name, specialText, (toolName, text) => expectSame(text, toolName)), { numRuns: 1000 });
+  });
+
+  it("fuzz: very long text built by repeating fuzzed text", () => {
+    const longText = fc
+      .tuple(fc.oneof(specialText, lineText), fc.integer({ min: 1, max: 200_000 }), fc.string({ unit: fragment, maxLength: 3 }))
+      .filter(([piece]) => piece.length > 0)
+      .map(([piece, targetLength, tail]) => piece.repeat(Math.ceil(targetLength / piece.length)) + tail);
+    fc.assert(fc.property(longText, (text) => expectSame(text)), { numRuns: 60 });
+  });
+
+  it("fuzz: short and long kept ranges interleaved (lines of up to 10k bytes ending in blanks)", () => {
+    const line = fc.tuple(fc.integer({ min: 0, max: 10_000 }), fc.constantFrom("x", "é", "😀 ", "ab\tc"), fc.constantFrom("", " ", "\t ", " \r"), fc.constantFrom(...NEWLINES));
+    const text = fc.array(line, { maxLength: 30 }).map((lines) => lines.map(([length, unit, trailing, newline]) => unit.repeat(Math.ceil(length / unit.length)) + trailing + newline).join(""));
+    fc.assert(fc.property(text, (t) => expectSame(t)), { numRuns: 200 });
+    expectSame(`${"a \n".repeat(10)}${"b".repeat(5000)} \n${"c \n".repeat(10)}${"d".repeat(70_000)}\t\r\n`);
+  });
+});

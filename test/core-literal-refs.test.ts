@@ -1,0 +1,177 @@
+// Lines parsed with refs (core/literal-refs.ts) stand for exactly what JSON.parse gives: resolved,
+// they are the parsed value; lightened, they are the lightened parsed value with the same measure;
+// serialised and expanded, they are the bytes JSON.stringify writes of the parsed value. Fuzzed
+// over entries with long strings anywhere, odd spellings, and broken lines.
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { lightenInPlace } from "../src/core/light-value.js";
+import { expandMarkers, holdsMarker, parseWithRefs, REF_MIN_BYTES, refOf, resolvedJsonLength, resolvedValue, resolveMarkers, type LiteralRef } from "../src/core/literal-refs.js";
+import { utf8Join } from "../src/core/utf8-join.js";
+
+/** Text rich in what JSON escapes and in multi-byte characters. */
+const hardText = fc
+  .array(
+    fc.oneof(
+      fc.string({ unit: "grapheme", maxLength: 6 }),
+      fc.constantFrom('"', "\\", "/", "\n", "\r\n", "\t", "\u0000", "\u001f", "\u007f", "\u2028", "😀", "é", "読", "\uE000", "\uE001", " ", "   "),
+    ),
+    { maxLength: 60 },
+  )
+  .map((parts) => parts.join(""));
+/** Short strings, and long ones well past REF_MIN_BYTES. */
+const text = fc.oneof(hardText, fc.tuple(hardText, fc.integer({ min: 1, max: 60 })).map(([t, n]) => `${t}x`.repeat(n)), fc.constantFrom(" ".repeat(300), `${" ".repeat(400)}tail`));
+const KEYS = ["type", "id", "parentId", "role", "toolCallId", "toolName", "name", "text", "content", "arguments", "path", "command", "usage", "details", "thinking", "data"];
+const value = fc.letrec((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small" },
+    text,
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie("node"), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.constantFrom(...KEYS), hardText), tie("node"), { maxKeys: 5 }),
+  ),
+})).node;
+/** An entry-shaped object (a line is an object), possibly a message with tool-call arguments. */
+const entry = fc.oneof(
+  fc.dictionary(fc.oneof(fc.constantFrom(...KEYS), hardText), value, { minKeys: 1, maxKeys: 6 }),
+  fc.record({
+    type: fc.constant("message"),
+    id: text,
+    message: fc.record({ role: fc.constantFrom("assistant", "toolResult"), content: fc.array(fc.record({ type: fc.constantFrom("text", "toolCall"), text, arguments: value }), { maxLength: 3 }), usage: value }),
+  }),
+);
+
+/** The line JSON.stringify writes, or the same value spelled oddly: some characters of strings as \u escapes (either case), "/" as "\/". */
+function spelled(v: unknown, odd: boolean): Buffer {
+  const json = JSON.stringify(v);
+  if (!odd) return Buffer.from(json);
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i]!;
+    if (c === '"') {
+      inString = !inString;
+      out += c;
+    } else if (inString && c === "\\") {
+      // An escape is copied whole: \uXXXX, or a backslash and one character.
+      const length = json[i + 1] === "u" ? 6 : 2;
+      out += json.slice(i, i + length);
+      i += length - 1;
+    } else if (inString && c === "/" && i % 2 === 0) {
+      out += "\\/";
+    } else if (inString && i % 7 === 3) {
+      const hex = c.charCodeAt(0).toString(16).padStart(4, "0");
+      out += `\\u${i % 2 ? hex.toUpperCase() : hex}`;
+    } else {
+      out += c;
+    }
+  }
+  return Buffer.from(out);
+}
+
+/** A string value of at least REF_MIN_BYTES bytes that is not a key nor the value of a name key, somewhere in the line. */
+function hasLongValue(v: unknown, key?: string): boolean {
+  if (typeof v === "string") return Buffer.byteLength(JSON.stringify(v)) >= REF_MIN_BYTES && !["type", "id", "parentId", "role", "toolCallId", "toolName", "name", "customType", "stopReason", "timestamp"].includes(key ?? "");
+  if (Array.isArray(v)) return v.some((item) => hasLongValue(item));
+  if (typeof v === "object" && v !== null) return Object.entries(v).some(([k, item]) => hasLongValue(item, k));
+  return false;
+}
+
+/** Lightened as the shard scan lightens an entry: the message first, then the whole. */
+function lightened(v: unknown, refs?: LiteralRef[]): { value: unknown; chars: number | undefined } {
+  const message = typeof v === "object" && v !== null && (v as { type?: unknown }).type === "message" ? (v as { message?: unknown }).message : undefined;
+  const chars = typeof message === "object" && message !== null ? lightenInPlace(message, refs) : undefined;
+  lightenInPlace(v, refs);
+  return { value: v, chars };
+}
+
+describe("parseWithRefs", () => {
+  it("resolves to what JSON.parse gives, never makes a ref of a key or a name, and applies to every line with a long value", () => {
+    fc.assert(
+      fc.property(entry, fc.boolean(), (v, odd) => {
+        const line = spelled(v, odd);
+        const refs: LiteralRef[] = [];
+        const parsed = parseWithRefs(line, refs);
+        const expected = JSON.parse(line.toString("utf8")) as unknown;
+        if (parsed === undefined) {
+          expect(refs).toEqual([]);
+          expect(hasLongValue(expected)).toBe(false);
+          return;
+        }
+        expect(refs.length).toBeGreaterThan(0);
+        expect(resolvedValue(parsed.value, refs)).toEqual(expected);
+        expect(JSON.stringify(parsed.value)).not.toMatch(/"(type|id|parentId|role|toolCallId|toolName|name)":"\uE002/);
+        for (const ref of refs) expect(ref.bytes[ref.start]).toBe(0x22);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it("lightens to the same entry with the same measure as the parsed line", () => {
+    fc.assert(
+      fc.property(entry, fc.boolean(), (v, odd) => {
+        const line = spelled(v, odd);
+        const refs: LiteralRef[] = [];
+        const parsed = parseWithRefs(line, refs);
+        if (parsed === undefined) return;
+        const full = lightened(JSON.parse(line.toString("utf8")));
+        const light = lightened(parsed.value, refs);
+        expect(light.value).toEqual(full.value);
+        expect(light.chars).toBe(full.chars);
+        expect(lightenInPlace(resolvedValue(JSON.parse(line.toString("utf8")), []))).toBe(JSON.stringify(JSON.parse(line.toString("utf8"))).length);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it("serialised with its markers and expanded, gives the bytes JSON.stringify writes of the parsed line, markers inside joined strings too", () => {
+    fc.assert(
+      fc.property(entry, fc.boolean(), (v, odd) => {
+        const line = spelled(v, odd);
+        const refs: LiteralRef[] = [];
+        const parsed = parseWithRefs(line, refs);
+        if (parsed === undefined) return;
+        const expected = JSON.parse(line.toString("utf8")) as unknown;
+        // Text parts joined the way contentText joins them, around markers.
+        const joined = refs.map((_, i) => `\uE002${i}\uE003`).join("\n");
+        const json = JSON.stringify({ value: parsed.value, joined });
+        const expectedJson = JSON.stringify({ value: expected, joined: resolveMarkers(joined, refs) });
+        expect(utf8Join(expandMarkers(json, refs)).toString("utf8")).toBe(expectedJson);
+        expect(resolvedJsonLength(json, refs)).toBe(expectedJson.length);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it("leaves lines it cannot take to the full parse: broken literals and JSON, U+E002 in any spelling, no long value", () => {
+    const long = "x".repeat(REF_MIN_BYTES);
+    const refuse = (line: string) => {
+      const refs: LiteralRef[] = [];
+      expect(parseWithRefs(Buffer.from(line), refs)).toBeUndefined();
+      expect(refs).toEqual([]);
+    };
+    refuse(`{"text":"${long}\u0001"}`); // a raw control inside the literal
+    refuse(`{"text":"${long}\\x"}`); // an invalid escape
+    refuse(`{"text":"${long}\\u12G4"}`);
+    refuse(`{"text":"${long}"`); // the object never closes
+    refuse(`{"text":"${long}" "more":1}`); // JSON broken outside the literal
+    refuse(`{"text":"${long}\uE002"}`);
+    refuse(`{"text":"${long}\\ue002"}`);
+    refuse(`{"text":"${long}\\uE002"}`);
+    refuse(`{"a":"${long}","b":"\\uE0021\\uE003"}`);
+    refuse(`{"id":"${long}","type":"${long}"}`); // only names
+    refuse(`["${long}"]`); // not an object
+    refuse(` {"text":"${long}"}`);
+    refuse(`{"text":"short"}`);
+    // And a line it takes, for contrast.
+    const refs: LiteralRef[] = [];
+    const parsed = parseWithRefs(Buffer.from(`{"text":"${long}","id":"${long}"}`), refs);
+    expect(refs).toHaveLength(1);
+    expect(refOf((parsed!.value as { text: string }).text, refs)).toBe(refs[0]);
+    expect((parsed!.value as { id: string }).id).toBe(long);
+    expect(holdsMarker((parsed!.value as { text: string }).text)).toBe(true);
+  });
+});

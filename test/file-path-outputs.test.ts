@@ -1,0 +1,82 @@
+// On the file path a chain task takes each tool output the scan located (core/literal-refs.ts) from
+// the session file's bytes, checked against the digest the scan took of them: an output whose
+// bytes changed after the scan fails its chain closed, writes nothing for it, and a rerun heals it.
+
+import fs from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
+import { fileSliceOf } from "../src/main/file-slice.js";
+import { scanSession } from "../src/main/scan-session.js";
+import { modelOf } from "../src/main/session-model.js";
+import { loadHasher } from "../src/core/digest.js";
+import type { LiteralRef } from "../src/core/literal-refs.js";
+import { readFileSlice } from "../src/workers/read-file-slice.js";
+import { compressFile } from "./helpers/compress-harness.js";
+import { calls, readLines, SessionBuilder } from "./helpers/session-builder.js";
+
+/** Four chains, each with one output long enough to be located and one to be spilled. */
+function session(): SessionBuilder {
+  const s = new SessionBuilder();
+  for (let c = 0; c < 4; c++) s.chain(`task ${c}`, [...calls(`c${c}`, 5, 300), { id: `big${c}`, name: "bash", output: `big ${c} `.repeat(12000) }]);
+  return s;
+}
+
+const runners: ChainRunner[] = [];
+afterAll(async () => {
+  await Promise.all(runners.map((r) => r.close()));
+});
+
+/** Overwrites, in place and at the same length, the first occurrence of `from` in the file. */
+function overwrite(file: string, from: string, to: string): void {
+  expect(to.length).toBe(from.length);
+  const bytes = fs.readFileSync(file);
+  const at = bytes.indexOf(from);
+  expect(at).toBeGreaterThan(0);
+  bytes.write(to, at);
+  fs.writeFileSync(file, bytes);
+}
+
+describe("outputs taken from the file's bytes", () => {
+  it.each([0, 2])("an output changed after the scan fails its chain closed and writes nothing for it; a rerun heals it (%i workers)", async (workers) => {
+    const runner = createChainRunner(workers);
+    runners.push(runner);
+    const file = session().writeTemp();
+    const lineCount = readLines(file).length;
+    // Chain 2's big output: same length, other bytes.
+    const broken = await compressFile(file, { runner, path: "file", afterScan: () => overwrite(file, "big 2 big 2 ", "BIG 2 BIG 2 ") });
+    expect(broken.result.compressedEntries.map((entry) => entry.startUserTimestamp)).toHaveLength(3);
+    const failed = broken.result.skipped.filter((skip) => skip.reason === "no-summary");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.cause).toMatch(/worker failed: chain \d+: .* is not the entry .* the plan was made from/);
+    const indexed = readLines(file).slice(lineCount).filter((entry) => entry.customType === "context-prune-index");
+    expect(indexed).toHaveLength(3);
+    expect(JSON.stringify(indexed)).not.toContain("big2");
+
+    const healed = await compressFile(file, { runner, path: "file" });
+    expect(healed.result.compressedEntries).toHaveLength(1);
+    const bigRecord = readLines(file).flatMap((entry) => entry.data?.toolCalls ?? []).find((record) => record.toolCallId === "big2");
+    expect(bigRecord.spillPath).toBeDefined();
+    expect(fs.readFileSync(bigRecord.spillPath, "utf8")).toBe("BIG 2 BIG 2 " + "big 2 ".repeat(11998));
+  });
+
+  it("a located output's line is not parsed again: the message comes from the plan and the literal", async () => {
+    const runner = createChainRunner(0);
+    runners.push(runner);
+    const file = session().writeTemp();
+    const model = modelOf(await scanSession(file, runner));
+    const inner = model.messages.slice(1, 13);
+    const slice = fileSliceOf(model, inner);
+    const located = slice.lines.filter((line) => line.output !== undefined);
+    // The 300-character outputs and the big one of chain 0.
+    expect(located).toHaveLength(6);
+    // Damage every located line outside its text (same length): only a parse would notice.
+    const bytes = fs.readFileSync(file);
+    for (const line of located) bytes.write("X", line.byteOffset + 1);
+    fs.writeFileSync(file, bytes);
+    const literals: LiteralRef[] = [];
+    const messages = readFileSlice(slice, 0, literals, await loadHasher());
+    expect(literals.length).toBeGreaterThanOrEqual(located.length);
+    const results = messages.filter((message) => message.role === "toolResult");
+    expect(results.map((message) => (message as { toolCallId: string }).toolCallId)).toEqual(["c0_0", "c0_1", "c0_2", "c0_3", "c0_4", "big0"]);
+  });
+});
