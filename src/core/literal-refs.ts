@@ -7,8 +7,10 @@
  * (core/json-literal.ts), the rest of the line is parsed with a marker string where the literal
  * was, and the literal's bytes stay in the line's buffer, named by the marker.
  *
- * A marker is "\uE002<n>\uE003", n indexing the caller's list of refs. A line that holds U+E002 in
- * any spelling (raw or escaped) is not parsed this way, so a marker can never be a real string.
+ * A marker is "\uE002<n>\uE003", n indexing the caller's list of refs. A line whose parsed part
+ * (everything but the refs) holds U+E002 in any spelling, raw or escaped, is not parsed this way,
+ * so no string of the parsed value holds one but a marker. (A ref's own text may: it is never
+ * parsed, and a resolved or expanded ref is never searched for markers again.)
  * Values of the keys that name things (ids, types, roles, tool names) are never refs: whoever reads
  * a parsed line reads those as they are.
  */
@@ -30,8 +32,8 @@ const OPEN = "\uE002";
 const CLOSE = "\uE003";
 const OPEN_CODE = 0xe002;
 
-/** How U+E002 can be spelled in a line: raw UTF-8, or escaped with either case of hex digit. */
-const OPEN_SPELLINGS = [Buffer.from(OPEN, "utf8"), Buffer.from("\\ue002"), Buffer.from("\\uE002")];
+/** How U+E002 can be spelled in a line's text: raw, or escaped with either case of hex digit. */
+const OPEN_SPELLED = /\uE002|\\u[eE]002/;
 
 /** Keys whose values are read as names, never as bulk: always parsed as real strings. */
 const NAME_KEYS = new Set(["type", "id", "parentId", "role", "toolCallId", "toolName", "name", "customType", "stopReason", "timestamp"]);
@@ -73,14 +75,17 @@ export function parseWithRefs(line: Buffer, refs: LiteralRef[]): { value: unknow
     const facts = isKey ? null : refFacts(line, keyStart, start, end);
     if (facts === undefined) return rollBack(refs, first);
     if (facts !== null) {
-      pieces.push(line.toString("utf8", copied, start), JSON.stringify(markerFor(refs.length)));
+      const before = line.toString("utf8", copied, start);
+      if (OPEN_SPELLED.test(before)) return rollBack(refs, first);
+      pieces.push(before, JSON.stringify(markerFor(refs.length)));
       refs.push({ ...facts, bytes: line, start });
       copied = end;
     }
     keyStart = isKey ? start : -1;
   }
-  if (refs.length === first || mentionsOpen(line)) return rollBack(refs, first);
-  pieces.push(line.toString("utf8", copied, length));
+  const rest = line.toString("utf8", copied, length);
+  if (refs.length === first || OPEN_SPELLED.test(rest)) return rollBack(refs, first);
+  pieces.push(rest);
   try {
     return { value: JSON.parse(pieces.join("")) as unknown };
   } catch {
@@ -113,10 +118,6 @@ function closingQuote(line: Buffer, from: number): number {
 function rollBack(refs: LiteralRef[], length: number): undefined {
   refs.length = length;
   return undefined;
-}
-
-function mentionsOpen(line: Buffer): boolean {
-  return OPEN_SPELLINGS.some((spelling) => line.includes(spelling));
 }
 
 /** The first byte from `from` on that is not a JSON blank, or -1. */
