@@ -34,6 +34,8 @@ export interface ProcessMeasure {
   systemMs: number;
   /** Peak resident set size of the whole process, bytes. */
   peakRssBytes: number;
+  /** CPU of the main thread alone, ms; NaN where it cannot be read (not Linux). */
+  mainThreadCpuMs: number;
   stderr: string;
 }
 
@@ -71,7 +73,8 @@ export function runMeasured(request: ProcessRequest): Promise<ProcessMeasure> {
       const userMs = rusage ? rusage.usage.userCPUTime / 1000 : Number.NaN;
       const systemMs = rusage ? rusage.usage.systemCPUTime / 1000 : Number.NaN;
       const peakRssBytes = rusage ? rusage.usage.maxRSS * 1024 : Number.NaN;
-      resolve({ exitCode, signal, wallMs, cpuMs: userMs + systemMs, userMs, systemMs, peakRssBytes, stderr });
+      const mainThreadCpuMs = rusage?.mainThreadCpuMs ?? Number.NaN;
+      resolve({ exitCode, signal, wallMs, cpuMs: userMs + systemMs, userMs, systemMs, peakRssBytes, mainThreadCpuMs, stderr });
     });
   });
 }

@@ -5,4 +5,6 @@ export interface RusageRecord {
   code: number;
   /** process.resourceUsage() at exit: userCPUTime/systemCPUTime in µs, maxRSS in KiB. */
   usage: NodeJS.ResourceUsage;
+  /** CPU of the main thread alone, ms (Linux; 10 ms resolution). */
+  mainThreadCpuMs?: number;
 }

@@ -33,10 +33,15 @@ function isObjectLike(value: unknown): boolean {
   return typeof value === "object" && value !== null;
 }
 
+const NO_CALLS: readonly ToolCallPart[] = Object.freeze([]);
+
 /** The tool-call blocks of an assistant message (none for other roles or string content). */
-export function toolCallParts(message: AgentMessage): ToolCallPart[] {
-  if (message.role !== "assistant" || !Array.isArray(message.content)) return [];
-  return (message.content as unknown[]).filter(isToolCallPart);
+export function toolCallParts(message: AgentMessage): readonly ToolCallPart[] {
+  if (message.role !== "assistant" || !Array.isArray(message.content)) return NO_CALLS;
+  // A loop, not filter(): every render walks every assistant message, and most hold one call.
+  let calls: ToolCallPart[] | undefined;
+  for (const part of message.content as unknown[]) if (isToolCallPart(part)) (calls ??= []).push(part);
+  return calls ?? NO_CALLS;
 }
 
 /** A content block that is a tool call. */

@@ -113,6 +113,8 @@ export function stubArchivedResults(messages: AgentMessage[], state: PruneState,
 
 /** stubArchivedResults, pausable (core/steps.ts). */
 export function* stubArchivedResultsSteps(messages: AgentMessage[], state: PruneState, options: StubOptions): Steps<AgentMessage[]> {
+  // Nothing archived, nothing to stub (a session's first compaction measures its context so).
+  if (state.records.size === 0) return messages;
   let out: AgentMessage[] | undefined;
   // Args of the latest call with each id, so the protection re-check sees what the call asked for.
   const callArgs = new Map<string, unknown>();
