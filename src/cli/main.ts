@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 /** The `chainpress` executable. */
 
-// First: it tunes V8 before any of chainpress's code runs.
-import "./v8-tiering.js";
 import { runCli } from "./run-cli.js";
 import { watchBrokenPipe } from "./output.js";
 

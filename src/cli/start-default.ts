@@ -7,8 +7,6 @@
  * CHAINPRESS_KEEP_COPY=1 keeps it, and then the last line says where it is.
  */
 
-// First: it tunes V8 before any of chainpress's code runs.
-import "./v8-tiering.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
