@@ -94,6 +94,36 @@ describe("determinism", () => {
     expect(Object.keys(odd.args)).toEqual(["__proto__", "constructor", "command"]);
   });
 
+  it("a session not written by JSON.stringify (\\/, \\u escapes of plain characters) archives the same bytes on the file path as on the live path", async () => {
+    const s = new SessionBuilder();
+    for (let c = 0; c < 3; c++) {
+      s.chain(`task ${c}`, [
+        { id: `k${c}_0`, name: "read", args: { path: `/work/proj/src/é${c}.ts` }, output: `path/to/é ${c} `.repeat(200) },
+        { id: `k${c}_1`, name: "bash", args: { command: `cat /tmp/big${c}` }, output: `big/é ${c}\n`.repeat(9000) },
+      ]);
+    }
+    // `/` and `é` occur only inside strings: spelled `\/` and `\u00e9`, every line still parses to the same values.
+    const odd = (file: string) => fs.writeFileSync(file, fs.readFileSync(file, "utf8").replaceAll("/", "\\/").replaceAll("é", "\\u00e9"));
+    const results = [];
+    for (const path of ["file", "memory"] as const) {
+      const file = s.writeTemp();
+      odd(file);
+      const kinds: string[] = [];
+      const runner = createChainRunner(path === "file" ? 2 : 0);
+      runners.push(runner);
+      const { result } = await compressFile(file, { runner: countingRunner(runner, kinds), path });
+      expect(result.compressedEntries).toHaveLength(3);
+      expect(new Set(kinds)).toEqual(new Set([path === "file" ? "lines" : "messages"]));
+      results.push({ lines: appendedMasked(file, s.lines.length), spills: spillFiles(file) });
+      // Archived as JSON.stringify writes it, byte for byte (the masked lines above are re-serialised).
+      const appended = fs.readFileSync(file, "utf8").trim().split("\n").slice(s.lines.length);
+      for (const line of appended) expect(line).toBe(JSON.stringify(JSON.parse(line)));
+      expect(appended.join("\n")).toContain("é");
+    }
+    expect(Object.keys(results[0]!.spills)).toHaveLength(3);
+    expect(results[0]).toEqual(results[1]);
+  });
+
   it("a second compaction appends nothing and reports every chain as already compressed", async () => {
     const file = mixedSession().writeTemp();
     await compressFile(file, { workers: 0 });

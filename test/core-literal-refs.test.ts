@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lightenInPlace } from "../src/core/light-value.js";
-import { expandMarkers, holdsMarker, parseWithRefs, REF_MIN_BYTES, refOf, resolvedJsonLength, resolvedValue, resolveMarkers, type LiteralRef } from "../src/core/literal-refs.js";
+import { expandMarkers, holdsMarker, parseWithRefs, REF_LINE_MIN_BYTES, REF_MIN_BYTES, refOf, resolvedJsonLength, resolvedValue, resolveMarkers, type LiteralRef } from "../src/core/literal-refs.js";
 import { utf8Join } from "../src/core/utf8-join.js";
 
 /** Text rich in what JSON escapes and in multi-byte characters. */
@@ -98,8 +98,8 @@ describe("parseWithRefs", () => {
         const expected = JSON.parse(line.toString("utf8")) as unknown;
         if (parsed === undefined) {
           expect(refs).toEqual([]);
-          // Refused only for want of a long value, or for a U+E002 that could pass for a marker.
-          if (!/\uE002|\\u[eE]002/.test(line.toString("utf8"))) expect(hasLongValue(expected)).toBe(false);
+          // Refused only for a short line, for want of a long value, or for a U+E002 that could pass for a marker.
+          if (line.length >= REF_LINE_MIN_BYTES && !/\uE002|\\u[eE]002/.test(line.toString("utf8"))) expect(hasLongValue(expected)).toBe(false);
           return;
         }
         expect(refs.length).toBeGreaterThan(0);
@@ -147,7 +147,8 @@ describe("parseWithRefs", () => {
   });
 
   it("leaves lines it cannot take to the full parse: broken literals and JSON, U+E002 in any spelling, no long value", () => {
-    const long = "x".repeat(REF_MIN_BYTES);
+    // Long enough for the line to be looked at (a line that short is parsed as usual, see the last case).
+    const long = "x".repeat(REF_LINE_MIN_BYTES);
     const refuse = (line: string) => {
       const refs: LiteralRef[] = [];
       expect(parseWithRefs(Buffer.from(line), refs)).toBeUndefined();
@@ -167,6 +168,7 @@ describe("parseWithRefs", () => {
     refuse(`["${long}"]`); // not an object
     refuse(` {"text":"${long}"}`);
     refuse(`{"text":"short"}`);
+    refuse(`{"text":"${"x".repeat(REF_MIN_BYTES)}"}`); // a long value, in a line too short to look at
     // Inside a ref it is just text: the ref is never parsed as JSON, nor searched for markers.
     for (const inside of [`${long}\uE0020\uE003`, `${long}\\uE0020\\uE003`]) {
       const refs: LiteralRef[] = [];

@@ -14,10 +14,10 @@ import { readFileSlice } from "../src/workers/read-file-slice.js";
 import { compressFile } from "./helpers/compress-harness.js";
 import { calls, readLines, SessionBuilder } from "./helpers/session-builder.js";
 
-/** Four chains, each with one output long enough to be located and one to be spilled. */
+/** Four chains, each with outputs long enough to be located and one to be spilled. */
 function session(): SessionBuilder {
   const s = new SessionBuilder();
-  for (let c = 0; c < 4; c++) s.chain(`task ${c}`, [...calls(`c${c}`, 5, 300), { id: `big${c}`, name: "bash", output: `big ${c} `.repeat(12000) }]);
+  for (let c = 0; c < 4; c++) s.chain(`task ${c}`, [...calls(`c${c}`, 5, 1200), { id: `big${c}`, name: "bash", output: `big ${c} `.repeat(12000) }]);
   return s;
 }
 
@@ -67,7 +67,7 @@ describe("outputs taken from the file's bytes", () => {
     const inner = model.messages.slice(1, 13);
     const slice = fileSliceOf(model, inner);
     const located = slice.lines.filter((line) => line.output !== undefined);
-    // The 300-character outputs and the big one of chain 0.
+    // The 1200-character outputs and the big one of chain 0.
     expect(located).toHaveLength(6);
     // Damage every located line outside its text (same length): only a parse would notice.
     const bytes = fs.readFileSync(file);

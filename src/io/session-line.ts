@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { isObject } from "../core/entry-shapes.js";
-import { parseWithRefs, REF_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
+import { parseWithRefs, REF_LINE_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
 
 export type LineResult =
   | { kind: "blank" }
@@ -90,7 +90,7 @@ export function joinedPieces(text: string): string[] | undefined {
  */
 export function classifyLineWithRefs(bytes: Buffer, firstLineOfFile: boolean, refs: LiteralRef[]): LineResult {
   // The file's first line may start with a byte-order mark, which only the full path drops.
-  if (!firstLineOfFile && bytes.length >= REF_MIN_BYTES && isUtf8(bytes)) {
+  if (!firstLineOfFile && bytes.length >= REF_LINE_MIN_BYTES && isUtf8(bytes)) {
     const parsed = parseWithRefs(bytes, refs);
     if (parsed) return { kind: "value", value: parsed.value };
   }
