@@ -9,6 +9,7 @@ import { fileSliceOf } from "../src/main/file-slice.js";
 import { scanSession } from "../src/main/scan-session.js";
 import { modelOf } from "../src/main/session-model.js";
 import { loadHasher } from "../src/core/digest.js";
+import { lightenInPlace } from "../src/core/light-value.js";
 import type { LiteralRef } from "../src/core/literal-refs.js";
 import { readFileSlice } from "../src/workers/read-file-slice.js";
 import { compressFile } from "./helpers/compress-harness.js";
@@ -78,5 +79,33 @@ describe("outputs taken from the file's bytes", () => {
     expect(literals.length).toBeGreaterThanOrEqual(located.length);
     const results = messages.filter((message) => message.role === "toolResult");
     expect(results.map((message) => (message as { toolCallId: string }).toolCallId)).toEqual(["c0_0", "c0_1", "c0_2", "c0_3", "c0_4", "big0"]);
+  });
+});
+
+describe("the main thread's records", () => {
+  it.each([0, 2])("are the archived records lightened: one text or several parts, spilled or not, long arguments (%i workers)", async (workers) => {
+    const s = new SessionBuilder();
+    s.chain("mixed", [
+      { id: "sole", name: "bash", args: { command: "ls" }, output: "listing ".repeat(400) },
+      { id: "parts", name: "bash", args: { command: "two parts" }, output: "first part ".repeat(300) },
+      { id: "big", name: "read", args: { path: "/work/big.txt" }, output: "big line\n".repeat(9000) },
+      { id: "edit", name: "edit", args: { path: "/work/a.ts", oldText: "old ✓ ".repeat(300), newText: "new ✓ ".repeat(300), usage: { note: "an argument named usage" } }, output: "edited" },
+    ]);
+    // The "parts" result holds two text parts (and an image between them), which contentText joins.
+    for (const line of s.lines as Array<{ message?: { toolCallId?: string; content?: unknown[] } }>) {
+      if (line.message?.toolCallId === "parts") line.message.content = [{ type: "text", text: "first part ".repeat(300) }, { type: "image", data: "QUJD", mimeType: "image/png" }, { type: "text", text: "second part ".repeat(300) }];
+    }
+    const file = s.writeTemp();
+    const runner = createChainRunner(workers);
+    runners.push(runner);
+    const { model } = await compressFile(file, { runner, path: "file" });
+    const archived = readLines(file).flatMap((entry) => (entry.customType === "context-prune-index" ? entry.data.toolCalls : []));
+    expect(archived.map((record: { toolCallId: string }) => record.toolCallId)).toEqual(["sole", "parts", "big", "edit"]);
+    expect(archived[2].spillPath).toBeDefined();
+    for (const record of archived) {
+      const light = structuredClone(record);
+      lightenInPlace(light);
+      expect(model.state.records.get(`${record.toolCallId}@${record.resultTimestamp}`)).toEqual(light);
+    }
   });
 });

@@ -17,6 +17,7 @@ import { CompressStats } from "./compress-stats.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { cooperativePause, driveSteps } from "./cooperative.js";
+import { lightRecords, plannedOutputs } from "./light-records.js";
 import { planChain, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 
@@ -203,9 +204,10 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
   const run = async (): Promise<ChainTaskResult> => {
     if (deps.fileSlice) {
       const fileSlice = deps.fileSlice;
-      const slice = await prepareInLane(() => fileSlice(plan));
+      const { slice, outputs } = await prepareInLane(() => ({ slice: fileSlice(plan), outputs: plannedOutputs(plan) }));
       plan.inner = [];
-      return deps.runner.run(buildTask(deps, plan, slice));
+      const result = await deps.runner.run(buildTask(deps, plan, slice));
+      return { ...result, records: lightRecords(outputs, result.archived ?? []) };
     }
     const encoded = await prepareInLane(() => encodeSlice(plan.inner));
     // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a

@@ -9,6 +9,7 @@ import { buildBackfilledRecord, type SpillFields } from "../core/chain-entry.js"
 import type { Hasher } from "../core/digest.js";
 import { unescapeLiteral } from "../core/json-literal.js";
 import { outputFields, type SpanOutput } from "../core/extract-records.js";
+import { soleText } from "../core/message-text.js";
 import { refOf, resolveMarkers, type LiteralRef } from "../core/literal-refs.js";
 import { occurrenceKey } from "../core/occurrence-key.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
@@ -27,10 +28,12 @@ export interface ArchivedRecords {
   spilledBytes: number;
   /** UTF-16 units of output archived (before spilling). */
   archivedChars: number;
+  /** Per record: its text is its message's one text (not text parts joined). */
+  soleText: boolean[];
 }
 
 export function archiveRecords(outputs: readonly SpanOutput[], literals: readonly LiteralRef[], spill: SpillSettings, hasher: Hasher): ArchivedRecords {
-  const out: ArchivedRecords = { records: [], writes: [], spilledFiles: 0, spilledBytes: 0, archivedChars: 0 };
+  const out: ArchivedRecords = { records: [], writes: [], spilledFiles: 0, spilledBytes: 0, archivedChars: 0, soleText: [] };
   for (const output of outputs) {
     const field = outputFields(output);
     const ref = refOf(field.resultText, literals);
@@ -40,6 +43,7 @@ export function archiveRecords(outputs: readonly SpanOutput[], literals: readonl
     const material = spilled(field, ref, spill, hasher);
     const fields = material ? spillFields(field, material, spill, hasher, out) : undefined;
     out.records.push(buildBackfilledRecord(field, fields));
+    out.soleText.push(soleText(output.result.content) !== undefined);
   }
   out.spilledFiles = out.writes.length;
   return out;

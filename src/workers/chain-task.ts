@@ -6,6 +6,7 @@
 
 import type { BodyRecord } from "../core/deterministic-body.js";
 import type { AgentMessage } from "../core/session-types.js";
+import type { SpillFields } from "../core/chain-entry.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
 import type { OutputLiteral } from "../io/session-builder.js";
 import type { SpillTarget } from "../io/write-spill.js";
@@ -78,19 +79,35 @@ export interface TaskTimings {
   body: number;
 }
 
+/**
+ * What the main thread's lightened model cannot tell of one archived output's record (the file
+ * path): main/light-records.ts builds the lightened record from the planned output and this.
+ */
+export interface ArchivedFacts {
+  /** A spilled output's fields, `resultPreview` lightened. */
+  spill?: SpillFields;
+  /** The text as a lightened record holds it, when it is not its message's one text (several text parts joined). */
+  lightText?: string;
+}
+
 export interface ChainTaskResult {
-  /** Fresh records in planned order; spilled ones carry spill fields and an empty resultText. */
+  /**
+   * Fresh records in planned order; spilled ones carry spill fields and an empty resultText. A
+   * `fileSlice` task sends none: the main thread makes them, lightened, from `archived`.
+   */
   records: ToolCallRecord[];
+  /** A `fileSlice` task: per planned output, what the record adds to the lightened model. */
+  archived?: ArchivedFacts[];
   refs: SummaryToolCallRef[];
   /** The deterministic body (rangeSummaryText); empty for an `indexOnly` task. */
   body: string;
   /**
    * UTF-8 JSON of the index entry's data ({toolCalls, backfilled, refs}), so the main thread need
-   * not serialise megabytes. With a `fileSlice`, `records` are lightened (core/light-value.ts) and
-   * these bytes are the only faithful copy of them.
+   * not serialise megabytes. With a `fileSlice`, the main thread's records are lightened
+   * (core/light-value.ts) and these bytes are the only faithful copy of them.
    */
   indexDataJson: Uint8Array;
-  /** True when `records` are lightened (a `fileSlice` task). */
+  /** True when `records` are lightened (a `fileSlice` task, once the main thread made them). */
   lightened: boolean;
   spilledFiles: number;
   spilledBytes: number;

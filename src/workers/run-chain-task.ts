@@ -7,7 +7,7 @@
 
 import { performance } from "node:perf_hooks";
 import { unpackMultiple } from "msgpackr";
-import { buildRef, indexDataBytesOf } from "../core/chain-entry.js";
+import { buildRef, indexDataBytesOf, type SpillFields } from "../core/chain-entry.js";
 import { argsExcerpt, buildDeterministicBody } from "../core/deterministic-body.js";
 import { loadHasher, type Hasher } from "../core/digest.js";
 import { spanOutputs } from "../core/extract-records.js";
@@ -16,7 +16,7 @@ import { expandMarkers, resolvedValue, type LiteralRef } from "../core/literal-r
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { ensureBlobDir, syncBlobDir, writeSpillFiles } from "../io/write-spill.js";
-import type { ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
+import type { ArchivedFacts, ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
 import { archiveRecords } from "./archive-records.js";
 import { readFileSlice } from "./read-file-slice.js";
 
@@ -46,12 +46,26 @@ export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
     records.map((record) => expandMarkers(JSON.stringify(record), literals)),
     refs,
   );
-  // The file path's main thread plans from lightened entries and keeps lightened records; the
-  // index entry's bytes above are the faithful copy that gets written.
-  if (task.fileSlice) for (const record of records) lightenInPlace(record, literals);
-  lap(timings, "body", t);
   const { spilledFiles, spilledBytes, archivedChars } = archived;
-  return { records, refs, body, indexDataJson, lightened: task.fileSlice !== undefined, spilledFiles, spilledBytes, archivedChars, timings };
+  const result = { refs, body, indexDataJson, spilledFiles, spilledBytes, archivedChars, timings };
+  // The file path's main thread keeps lightened records, which it makes from its own lightened
+  // model and these facts; the index entry's bytes above are the faithful copy that gets written.
+  const facts = task.fileSlice ? records.map((record, i) => archivedFacts(record, archived.soleText[i]!)) : undefined;
+  lap(timings, "body", t);
+  return facts ? { ...result, records: [], archived: facts, lightened: true } : { ...result, records, lightened: false };
+}
+
+/** What a record adds to the lightened model's output (lightened by the same rules). */
+function archivedFacts(record: ToolCallRecord, soleText: boolean): ArchivedFacts {
+  if (record.spillPath !== undefined) {
+    const spill: SpillFields = { spillBytes: record.spillBytes!, resultPreview: record.resultPreview!, spillPath: record.spillPath, contentHash: record.contentHash!, spillDigest: record.spillDigest! };
+    lightenInPlace(spill);
+    return { spill };
+  }
+  if (soleText) return {};
+  const text = { resultText: record.resultText };
+  lightenInPlace(text);
+  return { lightText: text.resultText };
 }
 
 function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {
