@@ -3,6 +3,8 @@
 // bytes changed after the scan fails its chain closed, writes nothing for it, and a rerun heals it.
 
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
 import { fileSliceOf } from "../src/main/file-slice.js";
@@ -75,7 +77,7 @@ describe("outputs taken from the file's bytes", () => {
     for (const line of located) bytes.write("X", line.byteOffset + 1);
     fs.writeFileSync(file, bytes);
     const literals: LiteralRef[] = [];
-    const messages = readFileSlice(slice, 0, literals, await loadHasher());
+    const messages = readFileSlice(slice, 0, literals, await loadHasher(), true);
     expect(literals.length).toBeGreaterThanOrEqual(located.length);
     const results = messages.filter((message) => message.role === "toolResult");
     expect(results.map((message) => (message as { toolCallId: string }).toolCallId)).toEqual(["c0_0", "c0_1", "c0_2", "c0_3", "c0_4", "big0"]);
@@ -106,6 +108,58 @@ describe("the main thread's records", () => {
       const light = structuredClone(record);
       lightenInPlace(light);
       expect(model.state.records.get(`${record.toolCallId}@${record.resultTimestamp}`)).toEqual(light);
+    }
+  });
+});
+
+describe("text that looks like a marker (U+E002 n U+E003)", () => {
+  /** A chain whose long output becomes a ref, next to a call whose id, args and output look like markers. */
+  function forged(): SessionBuilder {
+    const s = new SessionBuilder();
+    s.chain("forge", [
+      { id: "long", name: "bash", args: { command: "ls" }, output: "listing ".repeat(400) },
+      { id: "x\uE0020\uE003", name: "bash", args: { command: "echo \uE0020\uE003 \\uE0020\\uE003" }, output: "short \uE0020\uE003" },
+      { id: "big", name: "bash", args: { command: "cat big" }, output: "big \uE0020\uE003\n".repeat(9000) },
+    ]);
+    return s;
+  }
+
+  it.each([
+    ["file", 0],
+    ["file", 2],
+    ["memory", 0],
+  ] as const)("is archived as it is, next to outputs taken as refs (%s path, %i workers)", async (path, workers) => {
+    const s = forged();
+    const file = s.writeTemp();
+    const runner = createChainRunner(workers);
+    runners.push(runner);
+    const { result } = await compressFile(file, { runner, path });
+    expect(result.compressedEntries).toHaveLength(1);
+    const archived = readLines(file).flatMap((entry) => (entry.customType === "context-prune-index" ? entry.data.toolCalls : []));
+    expect(archived.map((record) => record.toolCallId)).toEqual(["long", "x\uE0020\uE003", "big"]);
+    expect(archived[0].resultText).toBe("listing ".repeat(400));
+    expect(archived[1].args.command).toBe("echo \uE0020\uE003 \\uE0020\\uE003");
+    expect(archived[1].resultText).toBe("short \uE0020\uE003");
+    expect(fs.readFileSync(archived[2].spillPath, "utf8")).toBe("big \uE0020\uE003\n".repeat(9000));
+  });
+
+  it("in the blob folder's path, is recorded as it is (0 and 2 workers)", async () => {
+    for (const workers of [0, 2]) {
+      const s = new SessionBuilder();
+      s.chain("path", [
+        { id: "long", name: "bash", args: { command: "ls" }, output: "listing ".repeat(400) },
+        { id: "big", name: "bash", args: { command: "cat big" }, output: "big line\n".repeat(9000) },
+      ]);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-\uE0020\uE003-"));
+      const file = path.join(dir, "session.jsonl");
+      fs.copyFileSync(s.writeTemp(), file);
+      const runner = createChainRunner(workers);
+      runners.push(runner);
+      await compressFile(file, { runner, path: "file" });
+      const archived = readLines(file).flatMap((entry) => (entry.customType === "context-prune-index" ? entry.data.toolCalls : []));
+      expect(archived[0].resultText).toBe("listing ".repeat(400));
+      expect(archived[1].spillPath.startsWith(dir)).toBe(true);
+      expect(fs.readFileSync(archived[1].spillPath, "utf8")).toBe("big line\n".repeat(9000));
     }
   });
 });

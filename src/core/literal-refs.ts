@@ -10,7 +10,9 @@
  * A marker is "\uE002<n>\uE003", n indexing the caller's list of refs. A line whose parsed part
  * (everything but the refs) holds U+E002 in any spelling, raw or escaped, is not parsed this way,
  * so no string of the parsed value holds one but a marker. (A ref's own text may: it is never
- * parsed, and a resolved or expanded ref is never searched for markers again.)
+ * parsed, and a resolved or expanded ref is never searched for markers again.) A caller that puts
+ * strings from elsewhere (another line parsed in full, a path) next to markers must first make
+ * sure none of them mentions U+E002 (`mentionsMarker`), or use no refs at all.
  * Values of the keys that name things (ids, types, roles, tool names) are never refs: whoever reads
  * a parsed line reads those as they are.
  */
@@ -41,6 +43,12 @@ const OPEN_CODE = 0xe002;
 
 /** How U+E002 can be spelled in a line's text: raw, or escaped with either case of hex digit. */
 const OPEN_SPELLED = /\uE002|\\u[eE]002/;
+const OPEN_SPELLINGS = [Buffer.from(OPEN, "utf8"), Buffer.from("\\ue002"), Buffer.from("\\uE002")];
+
+/** True when `bytes` (lines of a session, a path) mention U+E002 in any spelling: text that could pass for a marker. */
+export function mentionsMarker(bytes: Buffer): boolean {
+  return OPEN_SPELLINGS.some((spelling) => bytes.includes(spelling));
+}
 
 /** Keys whose values are read as names, never as bulk: always parsed as real strings. */
 const NAME_KEYS = new Set(["type", "id", "parentId", "role", "toolCallId", "toolName", "name", "customType", "stopReason", "timestamp"]);
@@ -193,7 +201,8 @@ const MARKER_ANYWHERE = /\uE002(\d+)\uE003/g;
 
 /** `text` with every marker inside it replaced by the string it stands for. */
 export function resolveMarkers(text: string, refs: readonly LiteralRef[]): string {
-  if (!holdsMarker(text)) return text;
+  // Without refs there is no marker: what looks like one is text (of a value parsed in full).
+  if (refs.length === 0 || !holdsMarker(text)) return text;
   return text.replace(MARKER_ANYWHERE, (_, index: string) => refText(refAt(refs, index)));
 }
 
@@ -202,6 +211,7 @@ export function resolveMarkers(text: string, refs: readonly LiteralRef[]): strin
  * what holds none is returned as it is.
  */
 export function resolvedValue(value: unknown, refs: readonly LiteralRef[]): unknown {
+  if (refs.length === 0) return value;
   if (typeof value === "string") return resolveMarkers(value, refs);
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map((item) => resolvedValue(item, refs));
@@ -216,7 +226,7 @@ export function resolvedValue(value: unknown, refs: readonly LiteralRef[]): unkn
  * quotes), which is exactly how JSON.stringify writes that string inside any string it is part of.
  */
 export function expandMarkers(json: string, refs: readonly LiteralRef[]): Array<string | Uint8Array> {
-  if (!holdsMarker(json)) return [json];
+  if (refs.length === 0 || !holdsMarker(json)) return [json];
   const parts: Array<string | Uint8Array> = [];
   let copied = 0;
   for (const match of json.matchAll(MARKER_ANYWHERE)) {
@@ -231,7 +241,7 @@ export function expandMarkers(json: string, refs: readonly LiteralRef[]): Array<
 
 /** The length `json` (serialised from values holding markers) has once every marker is expanded. */
 export function resolvedJsonLength(json: string, refs: readonly LiteralRef[]): number {
-  if (!holdsMarker(json)) return json.length;
+  if (refs.length === 0 || !holdsMarker(json)) return json.length;
   let length = json.length;
   // A literal's body (what replaces its marker) is its JSON length without the two quotes.
   for (const match of json.matchAll(MARKER_ANYWHERE)) length += refAt(refs, match[1]!).jsonLength - 2 - match[0].length;

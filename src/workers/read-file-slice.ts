@@ -2,40 +2,49 @@
  * The worker side of the file path: read a chain's lines from the session file, parse them, and
  * check that each is the entry the main thread planned from. Anything else (the file changed, a
  * line moved) fails the chain closed rather than archiving the wrong output. Long strings are
- * parsed as refs into the lines' bytes (core/literal-refs.ts), so tool outputs are never decoded.
+ * parsed as refs into the lines' bytes (core/literal-refs.ts), so tool outputs are never decoded;
+ * unless some line (or the blob folder's path, which records name) mentions U+E002, the marker's
+ * first character: then no line gets refs, so no text of the chain can pass for a marker.
  */
 
 import type { AgentMessage } from "../core/session-types.js";
 import type { Hasher } from "../core/digest.js";
-import { markerFor, type LiteralRef } from "../core/literal-refs.js";
+import { markerFor, mentionsMarker, type LiteralRef } from "../core/literal-refs.js";
 import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE } from "../io/session-builder.js";
 import { readInto, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
-import { classifyLineWithRefs } from "../io/session-line.js";
+import { classifyLine, classifyLineWithRefs } from "../io/session-line.js";
 import type { ExpectedLine, FileSlice } from "./chain-task.js";
 
 /** Lines closer than this are read together, gap included: one read beats many small ones. */
 const MERGE_GAP_BYTES = 64 * 1024;
 
-/** The span's messages; their long strings become refs appended to `literals`, which point into buffers of their own. */
-export function readFileSlice(slice: FileSlice, chainStart: number, literals: LiteralRef[], hasher: Hasher): AgentMessage[] {
+/**
+ * The span's messages. With `refsAllowed`, their long strings become refs appended to `literals`
+ * (which point into buffers of their own), unless a line mentions U+E002.
+ */
+export function readFileSlice(slice: FileSlice, chainStart: number, literals: LiteralRef[], hasher: Hasher, refsAllowed: boolean): AgentMessage[] {
+  // Every run is read before any line is parsed: whether refs may be used depends on all of them.
+  const runs = withReadFd(slice.file, (fd) => [...readRuns(slice.lines)].map((lines) => ({ lines, data: readRun(fd, lines, slice.file) })));
+  const refs = refsAllowed && !runs.some((run) => mentionsMarker(run.data)) ? literals : undefined;
   const messages: AgentMessage[] = [];
-  withReadFd(slice.file, (fd) => {
-    for (const run of readRuns(slice.lines)) {
-      const first = run[0]!;
-      const last = run[run.length - 1]!;
-      // A buffer per run, not read-range's reused one: the refs outlive the next read.
-      const data = readInto(fd, Buffer.allocUnsafeSlow(last.byteOffset + last.bytes - first.byteOffset), first.byteOffset, slice.file);
-      for (const expected of run) {
-        const at = expected.byteOffset - first.byteOffset;
-        const bytes = data.subarray(at, at + expected.bytes);
-        const message = expected.output ? locatedOutput(bytes, expected, expected.output, literals, hasher) : messageOf(bytes, expected, literals);
-        if (!message) throw new Error(`chain ${chainStart}: ${slice.file}:${expected.line} is not the entry ${expected.id} the plan was made from (the file changed?)`);
-        messages.push(message);
-      }
+  for (const { lines, data } of runs) {
+    for (const expected of lines) {
+      const at = expected.byteOffset - lines[0]!.byteOffset;
+      const bytes = data.subarray(at, at + expected.bytes);
+      const message = expected.output && refs ? locatedOutput(bytes, expected, expected.output, refs, hasher) : messageOf(bytes, expected, refs);
+      if (!message) throw new Error(`chain ${chainStart}: ${slice.file}:${expected.line} is not the entry ${expected.id} the plan was made from (the file changed?)`);
+      messages.push(message);
     }
-  });
+  }
   return messages;
+}
+
+/** A run's bytes, in a buffer of its own (not read-range's reused one: the refs outlive the next read). */
+function readRun(fd: number, lines: readonly ExpectedLine[], file: string): Buffer {
+  const first = lines[0]!;
+  const last = lines[lines.length - 1]!;
+  return readInto(fd, Buffer.allocUnsafeSlow(last.byteOffset + last.bytes - first.byteOffset), first.byteOffset, file);
 }
 
 /** Consecutive expected lines grouped into runs that are read with one call. */
@@ -53,8 +62,8 @@ function* readRuns(lines: readonly ExpectedLine[]): Generator<ExpectedLine[]> {
   if (run.length > 0) yield run;
 }
 
-function messageOf(bytes: Buffer, expected: ExpectedLine, literals: LiteralRef[]): AgentMessage | undefined {
-  const result = classifyLineWithRefs(bytes, expected.byteOffset === 0, literals);
+function messageOf(bytes: Buffer, expected: ExpectedLine, refs: LiteralRef[] | undefined): AgentMessage | undefined {
+  const result = refs ? classifyLineWithRefs(bytes, expected.byteOffset === 0, refs) : classifyLine(bytes, expected.byteOffset === 0);
   const entry = result.kind === "value" && isObject(result.value) ? result.value : undefined;
   const message = entry?.type === "message" && isObject(entry.message) ? entry.message : undefined;
   return entry && message && entry.id === expected.id && matches(message, expected) ? (message as AgentMessage) : undefined;

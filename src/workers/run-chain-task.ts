@@ -12,7 +12,7 @@ import { argsExcerpt, buildDeterministicBody } from "../core/deterministic-body.
 import { loadHasher, type Hasher } from "../core/digest.js";
 import { spanOutputs } from "../core/extract-records.js";
 import { lightenInPlace } from "../core/light-value.js";
-import { expandMarkers, resolvedValue, type LiteralRef } from "../core/literal-refs.js";
+import { expandMarkers, mentionsMarker, resolvedValue, type LiteralRef } from "../core/literal-refs.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { ensureBlobDir, syncBlobDir, writeSpillFiles } from "../io/write-spill.js";
@@ -74,7 +74,8 @@ function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {
 
 /** The span's messages, from wherever the task carries them. */
 function sliceMessages(task: ChainTask, literals: LiteralRef[], hasher: Hasher): AgentMessage[] {
-  if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart, literals, hasher);
+  // Spill paths (in the records, next to markers) name the blob folder: it must not mention one.
+  if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart, literals, hasher, !mentionsMarker(Buffer.from(task.spill.blobDir)));
   return task.inner ?? (task.encodedSlice ?? []).flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);
 }
 
