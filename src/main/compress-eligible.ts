@@ -204,7 +204,9 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
   const run = async (): Promise<ChainTaskResult> => {
     if (deps.fileSlice) {
       const fileSlice = deps.fileSlice;
-      const { slice, outputs } = await prepareInLane(() => ({ slice: fileSlice(plan), outputs: plannedOutputs(plan) }));
+      // Two steps of the lane, each a walk of the span: a turn of the event loop may come between.
+      const slice = await prepareInLane(() => fileSlice(plan));
+      const outputs = await prepareInLane(() => plannedOutputs(plan));
       plan.inner = [];
       const result = await deps.runner.run(buildTask(deps, plan, slice));
       return { ...result, records: lightRecords(outputs, result.archived ?? []) };
