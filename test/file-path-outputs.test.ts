@@ -120,6 +120,8 @@ describe("text that looks like a marker (U+E002 n U+E003)", () => {
       { id: "long", name: "bash", args: { command: "ls" }, output: "listing ".repeat(400) },
       { id: "x\uE0020\uE003", name: "bash", args: { command: "echo \uE0020\uE003 \\uE0020\\uE003" }, output: "short \uE0020\uE003" },
       { id: "big", name: "bash", args: { command: "cat big" }, output: "big \uE0020\uE003\n".repeat(9000) },
+      // A long line (its long content would be a ref) whose short text looks like a marker.
+      { id: "mixed", name: "write", args: { note: "\uE0021\uE003", content: "content ".repeat(300) }, output: "written" },
     ]);
     return s;
   }
@@ -136,7 +138,8 @@ describe("text that looks like a marker (U+E002 n U+E003)", () => {
     const { result } = await compressFile(file, { runner, path });
     expect(result.compressedEntries).toHaveLength(1);
     const archived = readLines(file).flatMap((entry) => (entry.customType === "context-prune-index" ? entry.data.toolCalls : []));
-    expect(archived.map((record) => record.toolCallId)).toEqual(["long", "x\uE0020\uE003", "big"]);
+    expect(archived.map((record) => record.toolCallId)).toEqual(["long", "x\uE0020\uE003", "big", "mixed"]);
+    expect(archived[3].args).toEqual({ note: "\uE0021\uE003", content: "content ".repeat(300) });
     expect(archived[0].resultText).toBe("listing ".repeat(400));
     expect(archived[1].args.command).toBe("echo \uE0020\uE003 \\uE0020\\uE003");
     expect(archived[1].resultText).toBe("short \uE0020\uE003");

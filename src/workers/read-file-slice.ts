@@ -3,8 +3,9 @@
  * check that each is the entry the main thread planned from. Anything else (the file changed, a
  * line moved) fails the chain closed rather than archiving the wrong output. Long strings are
  * parsed as refs into the lines' bytes (core/literal-refs.ts), so tool outputs are never decoded;
- * unless some line (or the blob folder's path, which records name) mentions U+E002, the marker's
- * first character: then no line gets refs, so no text of the chain can pass for a marker.
+ * unless a line parsed in full (or the blob folder's path, which records name) mentions U+E002,
+ * the marker's first character: then no line gets refs, so no text of the chain can pass for a
+ * marker.
  */
 
 import type { AgentMessage } from "../core/session-types.js";
@@ -21,23 +22,41 @@ const MERGE_GAP_BYTES = 64 * 1024;
 
 /**
  * The span's messages. With `refsAllowed`, their long strings become refs appended to `literals`
- * (which point into buffers of their own), unless a line mentions U+E002.
+ * (which point into buffers of their own), unless a line parsed in full mentions U+E002: then the
+ * span is parsed again, every line in full, and `literals` is left empty.
  */
 export function readFileSlice(slice: FileSlice, chainStart: number, literals: LiteralRef[], hasher: Hasher, refsAllowed: boolean): AgentMessage[] {
-  // Every run is read before any line is parsed: whether refs may be used depends on all of them.
   const runs = withReadFd(slice.file, (fd) => [...readRuns(slice.lines)].map((lines) => ({ lines, data: readRun(fd, lines, slice.file) })));
-  const refs = refsAllowed && !runs.some((run) => mentionsMarker(run.data)) ? literals : undefined;
+  if (refsAllowed) {
+    const withRefs = messagesOf(runs, slice, chainStart, literals, hasher);
+    // A line parsed with refs was checked by parseWithRefs, a located output's line by the scan;
+    // a line parsed in full was not, and its text would sit next to markers.
+    if (!withRefs.fullyParsed.some(mentionsMarker)) return withRefs.messages;
+    literals.length = 0;
+  }
+  return messagesOf(runs, slice, chainStart, undefined, hasher).messages;
+}
+
+interface ReadRun {
+  lines: ExpectedLine[];
+  data: Buffer;
+}
+
+function messagesOf(runs: readonly ReadRun[], slice: FileSlice, chainStart: number, refs: LiteralRef[] | undefined, hasher: Hasher): { messages: AgentMessage[]; fullyParsed: Buffer[] } {
   const messages: AgentMessage[] = [];
+  const fullyParsed: Buffer[] = [];
   for (const { lines, data } of runs) {
     for (const expected of lines) {
       const at = expected.byteOffset - lines[0]!.byteOffset;
       const bytes = data.subarray(at, at + expected.bytes);
+      const taken = refs?.length ?? 0;
       const message = expected.output && refs ? locatedOutput(bytes, expected, expected.output, refs, hasher) : messageOf(bytes, expected, refs);
       if (!message) throw new Error(`chain ${chainStart}: ${slice.file}:${expected.line} is not the entry ${expected.id} the plan was made from (the file changed?)`);
+      if (refs && refs.length === taken) fullyParsed.push(bytes);
       messages.push(message);
     }
   }
-  return messages;
+  return { messages, fullyParsed };
 }
 
 /** A run's bytes, in a buffer of its own (not read-range's reused one: the refs outlive the next read). */
