@@ -3,6 +3,7 @@
 // sweep of UTF-16 code units, and fast-check fuzzing over everything the normalisation treats specially.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { normalisationTexts } from "./helpers/normalisation-texts.js";
 import { contentHash, normalizeResultText } from "../src/core/content-hash.js";
 import { referenceContentHash, referenceNormalizeResultText } from "./core-content-hash-reference.js";
 
@@ -12,36 +13,7 @@ function expectSame(text: string, toolName = "bash"): void {
   expect(contentHash(toolName, text)).toBe(referenceContentHash(toolName, text));
 }
 
-/** What trim() strips, plus near misses (U+180E left Zs in Unicode 6.3; U+200B is not a space). */
-const UNICODE_SPACES = ["\u00a0", "\u1680", "\u2000", "\u2005", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff", "\u180e", "\u200b", "\u0085"];
-const FRAGMENTS = [
-  "\n", "\r\n", "\r", "\r\r\n", "\n\r", " ", "  ", "\t", " \t ", "\v", "\f",
-  ...UNICODE_SPACES,
-  "\ud800", "\udbff", "\udc00", "\udfff", "😀", "𝄞",
-  "a", "Z", "0", "-", "é", "読", "\u0000", "x y", "$ ls -la",
-];
-const fragment = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...FRAGMENTS) },
-  { weight: 1, arbitrary: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)) },
-  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 4 }) },
-);
-/** Text built from the special fragments: CR/LF mixes, blank runs, unicode spaces, lone surrogates. */
-const specialText = fc.string({ unit: fragment, maxLength: 200 });
-
-const BLANKS = [" ", "\t"];
-const NEWLINES = ["\n", "\r\n", "\r", "\r\r\n"];
-/** Line-shaped text: optional indent, content, trailing blanks, then some line break. */
-const lineText = fc
-  .array(
-    fc.record({
-      indent: fc.string({ unit: fc.constantFrom(...BLANKS, ...UNICODE_SPACES), maxLength: 4 }),
-      body: fc.string({ unit: fragment, maxLength: 20 }),
-      trailing: fc.string({ unit: fc.constantFrom(...BLANKS, "\r", ...UNICODE_SPACES), maxLength: 5 }),
-      newline: fc.constantFrom(...NEWLINES),
-    }),
-    { maxLength: 30 },
-  )
-  .map((lines) => lines.map((l) => l.indent + l.body + l.trailing + l.newline).join(""));
+const { fragments: FRAGMENTS, fragment, specialText, lineText } = normalisationTexts({ loneSurrogates: true });
 
 describe("single-pass normalisation ≡ the multi-pass reference", () => {
   it("fixed vectors", () => {

@@ -5,6 +5,7 @@
 // excepted (UTF-8 cannot carry them).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { NEWLINES, normalisationTexts } from "./helpers/normalisation-texts.js";
 import { contentHash, contentHashOfUtf8 } from "../src/core/content-hash.js";
 
 /** Asserts the byte hash on a Buffer and on a plain Uint8Array view that does not start its buffer. */
@@ -17,39 +18,11 @@ function expectSame(text: string, toolName = "bash"): void {
   expect(contentHashOfUtf8(toolName, backing.subarray(3))).toBe(expected);
 }
 
-/** What trim() strips, plus near misses (U+180E left Zs in Unicode 6.3; U+200B is not a space). */
-const UNICODE_SPACES = ["\u00a0", "\u1680", "\u2000", "\u2005", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff", "\u180e", "\u200b", "\u0085"];
-const FRAGMENTS = [
-  "\n", "\r\n", "\r", "\r\r\n", "\n\r", " ", "  ", "\t", " \t ", "\v", "\f",
-  ...UNICODE_SPACES,
-  "😀", "𝄞", "\u{10ffff}", "a", "Z", "0", "-", "é", "読", "\u0000", "\u007f", "x y", "$ ls -la",
-];
+const { fragments: FRAGMENTS, fragment, specialText, lineText } = normalisationTexts({ loneSurrogates: false });
 const codePoint = fc
   .integer({ min: 0, max: 0x10ffff })
   .filter((point) => point < 0xd800 || point > 0xdfff)
   .map((point) => String.fromCodePoint(point));
-const fragment = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...FRAGMENTS) },
-  { weight: 1, arbitrary: codePoint },
-  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 4 }) },
-);
-/** Text built from the special fragments: CR/LF mixes, blank runs, unicode spaces, multi-byte characters. */
-const specialText = fc.string({ unit: fragment, maxLength: 200 });
-
-const BLANKS = [" ", "\t"];
-const NEWLINES = ["\n", "\r\n", "\r", "\r\r\n"];
-/** Line-shaped text: optional indent, content, trailing blanks, then some line break. */
-const lineText = fc
-  .array(
-    fc.record({
-      indent: fc.string({ unit: fc.constantFrom(...BLANKS, ...UNICODE_SPACES), maxLength: 4 }),
-      body: fc.string({ unit: fragment, maxLength: 20 }),
-      trailing: fc.string({ unit: fc.constantFrom(...BLANKS, "\r", ...UNICODE_SPACES), maxLength: 5 }),
-      newline: fc.constantFrom(...NEWLINES),
-    }),
-    { maxLength: 30 },
-  )
-  .map((lines) => lines.map((l) => l.indent + l.body + l.trailing + l.newline).join(""));
 
 describe("contentHashOfUtf8 ≡ contentHash of the decoded text", () => {
   it("fixed vectors", () => {

@@ -80,6 +80,14 @@ function hasLongValue(v: unknown, key?: string): boolean {
   return false;
 }
 
+/** The line (canonical or oddly spelled), JSON.parse's value of it, and parseWithRefs' (undefined when it refused). */
+function bothParses(v: unknown, odd: boolean): { line: Buffer; expected: unknown; refs: LiteralRef[]; parsed: { value: unknown } | undefined } {
+  const line = spelled(v, odd);
+  const refs: LiteralRef[] = [];
+  const parsed = parseWithRefs(line, refs);
+  return { line, expected: JSON.parse(line.toString("utf8")) as unknown, refs, parsed };
+}
+
 /** Lightened as the shard scan lightens an entry: the message first, then the whole. */
 function lightened(v: unknown, refs?: LiteralRef[]): { value: unknown; chars: number | undefined } {
   const message = typeof v === "object" && v !== null && (v as { type?: unknown }).type === "message" ? (v as { message?: unknown }).message : undefined;
@@ -92,10 +100,7 @@ describe("parseWithRefs", () => {
   it("resolves to what JSON.parse gives, never makes a ref of a key or a name, and applies to every line with a long value", () => {
     fc.assert(
       fc.property(entry, fc.boolean(), (v, odd) => {
-        const line = spelled(v, odd);
-        const refs: LiteralRef[] = [];
-        const parsed = parseWithRefs(line, refs);
-        const expected = JSON.parse(line.toString("utf8")) as unknown;
+        const { line, expected, refs, parsed } = bothParses(v, odd);
         if (parsed === undefined) {
           expect(refs).toEqual([]);
           // Refused only for a short line, for want of a long value, or for a U+E002 that could pass for a marker.
@@ -114,11 +119,9 @@ describe("parseWithRefs", () => {
   it("lightens to the same entry with the same measure as the parsed line", () => {
     fc.assert(
       fc.property(entry, fc.boolean(), (v, odd) => {
-        const line = spelled(v, odd);
-        const refs: LiteralRef[] = [];
-        const parsed = parseWithRefs(line, refs);
+        const { expected, refs, parsed } = bothParses(v, odd);
         if (parsed === undefined) return;
-        const full = lightened(JSON.parse(line.toString("utf8")));
+        const full = lightened(expected);
         const light = lightened(parsed.value, refs);
         expect(light.value).toEqual(full.value);
         expect(light.chars).toBe(full.chars);
@@ -130,11 +133,8 @@ describe("parseWithRefs", () => {
   it("serialised with its markers and expanded, gives the bytes JSON.stringify writes of the parsed line, markers inside joined strings too", () => {
     fc.assert(
       fc.property(entry, fc.boolean(), (v, odd) => {
-        const line = spelled(v, odd);
-        const refs: LiteralRef[] = [];
-        const parsed = parseWithRefs(line, refs);
+        const { expected, refs, parsed } = bothParses(v, odd);
         if (parsed === undefined) return;
-        const expected = JSON.parse(line.toString("utf8")) as unknown;
         // Text parts joined the way contentText joins them, around markers.
         const joined = refs.map((_, i) => `\uE002${i}\uE003`).join("\n");
         const json = JSON.stringify({ value: parsed.value, joined });
