@@ -19,6 +19,7 @@
  */
 
 import { createHash, type Hash } from "node:crypto";
+import { utf8CharBytes } from "./utf8-bytes.js";
 
 /** Upper bound on the UTF-16 units handed to one `Hash.update` (bounds the transient UTF-8 buffer). */
 const CHUNK_CHARS = 64 * 1024;
@@ -130,11 +131,6 @@ export function contentHash(toolName: string, resultText: string): string {
   forEachNormalizedRange(resultText, (start, end) => feeder.add(start, end));
   feeder.flush();
   return hash.digest("hex");
-}
-
-/** Bytes of the UTF-8 character whose lead byte is `lead`. */
-function utf8CharBytes(lead: number): number {
-  return lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
 }
 
 /** The code point of the UTF-8 character starting at `at` (valid UTF-8, so no check). */

@@ -4,6 +4,8 @@
  * `headPreviewOfUtf8` gives the same preview from the text's UTF-8 bytes, decoding only the head.
  */
 
+import { utf8Slice } from "./utf8-bytes.js";
+
 export function headPreview(text: string, maxBytes: number): string {
   if (Buffer.byteLength(text, "utf8") <= maxBytes) return text;
   // Every UTF-16 unit encodes to at least one byte, so this prefix covers the first maxBytes bytes
@@ -26,14 +28,9 @@ export function headPreview(text: string, maxBytes: number): string {
  * do, so the cut lands on the same character start.
  */
 export function headPreviewOfUtf8(utf8: Uint8Array, maxBytes: number): string {
-  if (utf8.length <= maxBytes) return utf8Text(utf8, utf8.length);
+  if (utf8.length <= maxBytes) return utf8Slice(utf8, 0, utf8.length);
   let end = maxBytes;
   while (end > 0 && (utf8[end]! & 0xc0) === 0x80) end--;
   const newline = end > 0 ? utf8.lastIndexOf(0x0a, end - 1) : -1;
-  return utf8Text(utf8, newline > 0 ? newline : end);
-}
-
-/** The first `length` bytes of `utf8` as a string (a view over the same memory, no copy). */
-function utf8Text(utf8: Uint8Array, length: number): string {
-  return Buffer.from(utf8.buffer, utf8.byteOffset, length).toString("utf8");
+  return utf8Slice(utf8, 0, newline > 0 ? newline : end);
 }
