@@ -41,7 +41,7 @@ const OPEN = "\uE002";
 const CLOSE = "\uE003";
 const OPEN_CODE = 0xe002;
 
-/** How U+E002 can be spelled in a line's text: raw, or escaped with either case of hex digit. */
+/** How U+E002 can be spelled in a line: raw, or escaped with either case of hex digit (in its text, and in its bytes). */
 const OPEN_SPELLED = /\uE002|\\u[eE]002/;
 const OPEN_SPELLINGS = [Buffer.from(OPEN, "utf8"), Buffer.from("\\ue002"), Buffer.from("\\uE002")];
 
@@ -59,7 +59,8 @@ const COLON = 0x3a;
 
 /**
  * The line parsed with its long value literals as markers (appended to `refs`), or undefined when
- * this way does not apply: no long literal, a U+E002 in the line, or not valid JSON (the caller
+ * this way does not apply: a line shorter than REF_LINE_MIN_BYTES, no long value, a U+E002 in its
+ * parsed part, or not valid JSON (the caller
  * then parses the line in full, which also words any error exactly as usual). `line` must be
  * valid UTF-8 and must stay unchanged while the refs are used.
  *

@@ -17,7 +17,7 @@ import { CompressStats } from "./compress-stats.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { cooperativePause, driveSteps } from "./cooperative.js";
-import { lightRecords, plannedOutputs } from "./light-records.js";
+import { lightRecords } from "./light-records.js";
 import { planChain, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 
@@ -204,13 +204,15 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
   const run = async (): Promise<ChainTaskResult> => {
     if (deps.fileSlice) {
       const fileSlice = deps.fileSlice;
-      // Two steps of the lane, each a walk of the span: a turn of the event loop may come between.
       const slice = await prepareInLane(() => fileSlice(plan));
-      const outputs = await prepareInLane(() => plannedOutputs(plan));
       plan.inner = [];
       const result = await deps.runner.run(buildTask(deps, plan, slice));
-      return { ...result, records: lightRecords(outputs, result.archived ?? []) };
+      const records = lightRecords(plan.outputs, result.archived ?? []);
+      plan.outputs = [];
+      return { ...result, records };
     }
+    // The live path's records come from the worker whole: the planned outputs are not needed.
+    plan.outputs = [];
     const encoded = await prepareInLane(() => encodeSlice(plan.inner));
     // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
     // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.

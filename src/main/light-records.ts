@@ -8,20 +8,9 @@
  */
 
 import { buildBackfilledRecord } from "../core/chain-entry.js";
-import { outputFields, spanOutputs, type SpanOutput } from "../core/extract-records.js";
+import { outputFields, type SpanOutput } from "../core/extract-records.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { ArchivedFacts } from "../workers/chain-task.js";
-import type { DeterministicPlan } from "./plan-chains.js";
-
-/** The plan's outputs in the model, in planned order: what the worker extracts from the same span. */
-export function plannedOutputs(plan: DeterministicPlan): SpanOutput[] {
-  const wanted = new Set(plan.plannedKeys);
-  const outputs = [...spanOutputs(plan.inner, new Set(plan.chain.protectedToolCallIds), (key) => !wanted.has(key))];
-  if (outputs.length !== plan.plannedKeys.length || outputs.some((output, i) => output.key !== plan.plannedKeys[i])) {
-    throw new Error(`internal error: chain ${plan.chain.startUserTimestamp}: the model's outputs differ from the plan`);
-  }
-  return outputs;
-}
 
 export function lightRecords(outputs: readonly SpanOutput[], archived: readonly ArchivedFacts[]): ToolCallRecord[] {
   if (archived.length !== outputs.length) throw new Error(`internal error: ${archived.length} archived outputs for ${outputs.length} planned`);

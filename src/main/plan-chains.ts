@@ -6,7 +6,7 @@
  */
 
 import { buildDeterministicBody, type BodyRecord } from "../core/deterministic-body.js";
-import { spanOutputs } from "../core/extract-records.js";
+import { spanOutputs, type SpanOutput } from "../core/extract-records.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ChainRange, DiagnosticReport } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -33,6 +33,11 @@ export interface DeterministicPlan extends PlanBase {
   /** Messages strictly inside the span. */
   inner: AgentMessage[];
   plannedKeys: string[];
+  /**
+   * The planned outputs, in the same order (found once, while planning): the file path makes its
+   * lightened records from them (main/light-records.ts). Emptied once those are made.
+   */
+  outputs: SpanOutput[];
   reservedRefs: string[];
   /** Members archived by an earlier attempt (retry discriminator). */
   indexed: BodyRecord[];
@@ -76,7 +81,7 @@ export function planChain(chain: ChainRange, messages: readonly AgentMessage[], 
   const fresh = new Map(keys.map((key, i) => [key, reservedRefs[i]!]));
   const toolRefs = lookupKeys.flatMap((key) => fresh.get(key) ?? state.refByKey.get(key) ?? []);
   const blockId = state.reserveBlockId();
-  return { kind: "deterministic", chain, lookupKeys, blockId, inner, plannedKeys: keys, reservedRefs, indexed, toolRefs };
+  return { kind: "deterministic", chain, lookupKeys, blockId, inner, plannedKeys: keys, outputs, reservedRefs, indexed, toolRefs };
 }
 
 function skipPlan(chain: ChainRange, lookupKeys: string[]): SkipPlan {

@@ -60,6 +60,7 @@ export function planOpenChain(
   // The worker needs the span only up to the last chosen output.
   const last = inner.indexOf(found.find((output) => output.key === decision.keys[decision.keys.length - 1])!.result);
   const reservedRefs = state.reserveRefs(decision.keys.length);
+  const chosen = new Set(decision.keys);
   const plan: DeterministicPlan = {
     kind: "deterministic",
     open: true,
@@ -68,6 +69,7 @@ export function planOpenChain(
     blockId: "",
     inner: inner.slice(0, last + 1),
     plannedKeys: decision.keys,
+    outputs: found.filter((output) => chosen.has(output.key)),
     reservedRefs,
     indexed: [],
     toolRefs: [],
