@@ -124,6 +124,27 @@ describe("determinism", () => {
     expect(results[0]).toEqual(results[1]);
   });
 
+  it("a tool result timestamped -0 (JSON.parse keeps the sign; the scan's JSON hand-off writes it as 0) compresses the same with 0 and 2 workers, on both paths", async () => {
+    const s = new SessionBuilder();
+    for (let c = 0; c < 3; c++) s.chain(`task ${c}`, calls(`z${c}`, 3, c === 1 ? 90_000 : 300));
+    const results = [];
+    for (const [path, workers] of [["file", 0], ["file", 2], ["memory", 2]] as const) {
+      const file = s.writeTemp();
+      // The first result of each chain: its timestamp spelled -0 (one of them with a spilled output).
+      const lines = fs.readFileSync(file, "utf8").split("\n").map((line) => (/"toolCallId":"z\d_0"/.test(line) ? line.replace(/"timestamp":\d+\}\}$/, '"timestamp":-0}}') : line));
+      expect(lines.filter((line) => line.endsWith('"timestamp":-0}}'))).toHaveLength(3);
+      fs.writeFileSync(file, lines.join("\n"));
+      const runner = createChainRunner(workers);
+      runners.push(runner);
+      const { result } = await compressFile(file, { runner, path });
+      expect(result.skipped).toEqual([]);
+      results.push({ lines: appendedMasked(file, s.lines.length), spills: spillFiles(file) });
+    }
+    expect(results[0]!.lines).toHaveLength(6);
+    expect(Object.keys(results[0]!.spills)).toHaveLength(3);
+    for (const other of results.slice(1)) expect(other).toEqual(results[0]);
+  });
+
   it("a second compaction appends nothing and reports every chain as already compressed", async () => {
     const file = mixedSession().writeTemp();
     await compressFile(file, { workers: 0 });

@@ -106,8 +106,12 @@ function matches(message: Record<string, unknown>, expected: ExpectedLine): bool
   return message.role === expected.role && sameScalar(message.timestamp, expected.timestamp) && sameScalar(message.toolCallId, expected.toolCallId);
 }
 
-/** Scalars must be equal; objects (odd files) are not compared, the id already matched. */
+/**
+ * Scalars must be equal; objects (odd files) are not compared, the id already matched. `===`, not
+ * Object.is: the plan's copy of a -0 came through the scan's JSON hand-off as 0, and nothing
+ * written tells them apart (JSON and String() both write 0).
+ */
 function sameScalar(a: unknown, b: unknown): boolean {
   if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) return true;
-  return Object.is(a, b);
+  return a === b;
 }

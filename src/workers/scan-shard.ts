@@ -44,7 +44,6 @@ function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: 
   const result = classifyLineWithRefs(bytes, byteOffset === 0, refs);
   if (result.kind === "blank" && terminated) return undefined;
   const line: ScannedLine = { index, byteOffset, bytes: bytes.length, terminated, result };
-  if (mayAlterInMsgpack(bytes)) line.mayAlter = true;
   // Before lightening, which replaces the refs.
   const output = result.kind === "value" ? outputLiteral(result.value, refs, bytes, hasher) : undefined;
   if (output) line.output = output;
@@ -62,19 +61,6 @@ function outputLiteral(entry: unknown, refs: readonly LiteralRef[], bytes: Buffe
   const flags = (ref.canonical ? LITERAL_CANONICAL : 0) | (ref.loneSurrogate ? LITERAL_LONE_SURROGATE : 0);
   return [ref.start, ref.end - ref.start, ref.units, ref.jsonLength, ref.utf8Bytes, flags, hasher.hex64Bytes(bytes.subarray(ref.start, ref.end))];
 }
-
-/**
- * UTF-8 cannot hold a lone surrogate, so a parsed string can only have one through a `\uD…`
- * escape; a `__proto__` key needs those letters. Without either in its bytes, nothing parsed from
- * the line (nor derived from it) needs the full check. Three searches of a long line cost more
- * than the full check of its lightened entry, so long lines always get the full check.
- */
-function mayAlterInMsgpack(bytes: Buffer): boolean {
-  if (bytes.length > QUICK_CHECK_MAX_BYTES) return true;
-  return bytes.includes("\\ud") || bytes.includes("\\uD") || bytes.includes("__proto__");
-}
-
-const QUICK_CHECK_MAX_BYTES = 16 * 1024;
 
 function valuesOf(result: LineResult): unknown[] {
   if (result.kind === "value") return [result.value];

@@ -31,11 +31,6 @@ export interface ScannedLine {
   messageChars?: Array<number | undefined>;
   /** A tool result's text as one literal of the line: a chain task copies it from the file without parsing the line. */
   output?: OutputLiteral;
-  /**
-   * The line's bytes hold a surrogate escape or a `__proto__` key, so msgpack may not carry what
-   * was parsed exactly (workers/shard-codec.ts checks such a line in full).
-   */
-  mayAlter?: true;
 }
 
 export interface ShardScan {
