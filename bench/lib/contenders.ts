@@ -1,11 +1,12 @@
 /**
  * The programs bench:compare runs, each as users would run it (a fresh `node` process on a fresh
- * copy of the session), and how each one's output is checked and read. Upstream and chainpress
+ * copy of the session; the CLI with its executable's node flags), and how each one's output is checked and read. Upstream and chainpress
  * get the same protection settings, so they compress the same chains.
  */
 
 import fs from "node:fs";
 import path from "node:path";
+import { cliNodeFlags } from "./cli-node-flags.js";
 import { runMeasured, type ProcessMeasure } from "./measured-process.js";
 import { freshCopy, spillSizes } from "./scratch-copy.js";
 
@@ -54,7 +55,8 @@ export async function runContender(contender: Contender, context: RunContext): P
   try {
     const fileBytes = fs.statSync(copy.file).size;
     const stdoutFile = path.join(copy.dir, "stdout.txt");
-    const measure = await runMeasured({ script: scriptOf(contender, context), args: argsOf(contender, copy), stdoutFile, scratchDir: copy.dir });
+    const nodeFlags = contender.kind === "chainpress" ? cliNodeFlags(context.cliFile) : [];
+    const measure = await runMeasured({ script: scriptOf(contender, context), nodeFlags, args: argsOf(contender, copy), stdoutFile, scratchDir: copy.dir });
     const base = { ...measure, contender: contender.label, round: context.round, fileBytes, spillSizes: spillSizes(copy.dir) };
     const read = contender.kind === "chainpress" ? readChainpress(stdoutFile) : readUpstream(measure.stderr);
     const appendedBytes = contender.kind === "chainpress" ? fs.statSync(copy.file).size - fileBytes : fs.statSync(stdoutFile).size;
