@@ -16,7 +16,7 @@ import { commitGroup, type CommitContext, type GroupItem, type GroupOutcome } fr
 import { CompressStats } from "./compress-stats.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
-import { cooperativePause, driveSteps } from "./cooperative.js";
+import { driveSteps, pauseIfDue } from "./cooperative.js";
 import { lightRecords } from "./light-records.js";
 import { planChain, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
@@ -165,15 +165,14 @@ function skipOf(outcome: GroupOutcome): ChainSkip {
 
 /** Plans every eligible chain in chain order, handing the event loop back between chains when due. */
 async function planCooperatively(eligible: readonly ChainRange[], deps: CompressEligibleDeps, stats: CompressStats): Promise<ChainPlan[]> {
-  const pause = cooperativePause();
   // Linear in the session's messages (240k at 200x1M): built in slices too.
   const spans = await driveSteps(stats.timeSteps("plan", SpanIndex.steps(deps.messages)));
   // Outputs claimed by earlier chains of this pass count as archived, as in a serial run.
   const claimed = new Set<string>();
   const plans: ChainPlan[] = [];
   for (const chain of eligible) {
+    await pauseIfDue();
     plans.push(stats.time("plan", () => planChain(chain, deps.messages, spans, deps.state, claimed)));
-    await pause();
   }
   return plans;
 }
@@ -187,11 +186,10 @@ type TaskOutcome = { ok: true; result: ChainTaskResult | undefined } | { ok: fal
  * (measured at 20x1M).
  */
 let prepareLane: Promise<unknown> = Promise.resolve();
-const preparePause = cooperativePause();
 
 function prepareInLane<T>(prepare: () => T | Promise<T>): Promise<T> {
   const prepared = prepareLane.then(async () => {
-    await preparePause();
+    await pauseIfDue();
     return prepare();
   });
   prepareLane = prepared.catch(() => undefined);

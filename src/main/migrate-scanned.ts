@@ -15,7 +15,7 @@ import { readRange } from "../io/read-range.js";
 import type { LoadedSession } from "../io/session-builder.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { classifyLine } from "../io/session-line.js";
-import { cooperativePause } from "./cooperative.js";
+import { pauseIfDue } from "./cooperative.js";
 
 export async function migrateScannedFile(scanned: LoadedSession, options: MigrateFileOptions = {}): Promise<void> {
   if (scanned.originalVersion >= CURRENT_SESSION_VERSION) return;
@@ -32,7 +32,6 @@ async function* migratedLines(scanned: LoadedSession, fd: number): AsyncGenerato
   const header = readHeader(scanned, fd, firstEntry ? scanned.locationOf(firstEntry)!.byteOffset : scanned.byteLength);
   migrateHeader(header);
   yield lineBytes(header);
-  const pause = cooperativePause();
   // The values of the line being replayed: a glued line yields several entries in a row.
   let lineOffset = -1;
   let values: unknown[] = [];
@@ -48,7 +47,7 @@ async function* migratedLines(scanned: LoadedSession, fd: number): AsyncGenerato
     if (entry?.type !== twin.type) throw changed(scanned.file, place.line);
     migrateLikeTwin(entry, twin as unknown as RawEntry, scanned.originalVersion);
     yield lineBytes(entry);
-    await pause();
+    await pauseIfDue();
   }
 }
 

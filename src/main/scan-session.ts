@@ -7,7 +7,7 @@
 
 import { stat } from "node:fs/promises";
 import { SessionBuilder, type LoadedSession } from "../io/session-builder.js";
-import { cooperativePause, driveSteps } from "./cooperative.js";
+import { driveSteps, pauseIfDue } from "./cooperative.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { shardBounds } from "../io/shard-bounds.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../io/read-session.js";
@@ -47,7 +47,6 @@ export async function scanSession(file: string, runner: ChainRunner, opts: ScanO
   };
   for (let i = 0; i < Math.min(window, shards.length); i++) start(i);
   let firstLine = 1;
-  const pause = cooperativePause();
   for (let i = 0; i < shards.length; i++) {
     const scan = await pending[i]!.catch((error: unknown) => {
       throw ioError(file, error);
@@ -61,7 +60,7 @@ export async function scanSession(file: string, runner: ChainRunner, opts: ScanO
     for (const line of scan.lines) {
       const meta = { line: firstLine + line.index, byteOffset: line.byteOffset, bytes: line.bytes, terminated: line.terminated };
       builder.accept(meta, line.result, line.messageChars, line.output);
-      await pause();
+      await pauseIfDue();
     }
     if (scan.tooLongAt !== undefined) {
       throw new SessionFileError("line-too-long", file, `line is longer than ${maxLineBytes} bytes`, firstLine + scan.tooLongAt);
