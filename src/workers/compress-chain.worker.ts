@@ -10,6 +10,10 @@ import { runChainTask } from "./run-chain-task.js";
 import { scanShardInto } from "./scan-shard.js";
 import type { ShardTask } from "./scan-task.js";
 import { ShardPacker, type ShardScanWire } from "./shard-codec.js";
+import { lowerThisThreadsPriority } from "../io/thread-priority.js";
+
+// Once per thread, when piscina loads this module into it.
+lowerThisThreadsPriority();
 
 export default async function runWorkerTask(task: ChainTask | ShardTask): Promise<ChainTaskResult | ShardScanWire> {
   if (!("kind" in task) || task.kind !== "scan-shard") return runChainTask(task as ChainTask);
