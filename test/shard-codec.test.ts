@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_LINE_BYTES } from "../src/io/read-session.js";
 import { scanShard, scanShardInto } from "../src/workers/scan-shard.js";
-import { decodeShardScan, ShardPacker } from "../src/workers/shard-codec.js";
+import { decodeShardScan, ShardPacker, wireTransferList } from "../src/workers/shard-codec.js";
 import type { ScannedLine, ShardTask } from "../src/workers/scan-task.js";
 import { scanScratch } from "./helpers/scan-scratch.js";
 
@@ -37,8 +37,8 @@ function trickyFile(): string {
 async function throughCodec(task: ShardTask): Promise<ScannedLine[]> {
   const packer = new ShardPacker();
   const wire = packer.finish(await scanShardInto(task, (line) => packer.add(line)));
-  // What postMessage does to the wire (strings and numbers only).
-  return [...decodeShardScan(structuredClone(wire)).lines];
+  // What postMessage does to the wire: its buffer moved, the rest cloned.
+  return [...decodeShardScan(structuredClone(wire, { transfer: wireTransferList(wire) })).lines];
 }
 
 describe("shard scan hand-off", () => {
@@ -64,5 +64,19 @@ describe("shard scan hand-off", () => {
     const surrogates = valueOf(3).message;
     expect(surrogates.content[0].text).toBe("a\ud800b");
     expect(surrogates["\udc00"]).toBe("k");
+  });
+
+  it("moves its bytes to the main thread, which lets them go once its shard is decoded", async () => {
+    const file = trickyFile();
+    const task: ShardTask = { kind: "scan-shard", file, start: 0, end: fs.statSync(file).size, maxLineBytes: DEFAULT_MAX_LINE_BYTES };
+    const packer = new ShardPacker();
+    const wire = packer.finish(await scanShardInto(task, (line) => packer.add(line)));
+    expect(wire.text.byteLength).toBeGreaterThan(0);
+    const arrived = structuredClone(wire, { transfer: wireTransferList(wire) });
+    expect(wire.text.byteLength).toBe(0); // moved, not copied
+    const scan = decodeShardScan(arrived);
+    const lines = [...scan.lines];
+    expect(lines).toHaveLength(8);
+    expect(arrived.text.buffer.byteLength).toBe(0); // released: nothing keeps the bytes alive
   });
 });

@@ -9,7 +9,8 @@ import type { ChainTask, ChainTaskResult } from "./chain-task.js";
 import { runChainTask } from "./run-chain-task.js";
 import { scanShardInto } from "./scan-shard.js";
 import type { ShardTask } from "./scan-task.js";
-import { ShardPacker, type ShardScanWire } from "./shard-codec.js";
+import { move, transferableSymbol, valueSymbol } from "piscina";
+import { ShardPacker, wireTransferList, type ShardScanWire } from "./shard-codec.js";
 import { lowerThisThreadsPriority } from "../io/thread-priority.js";
 
 // Once per thread, when piscina loads this module into it.
@@ -18,5 +19,7 @@ lowerThisThreadsPriority();
 export default async function runWorkerTask(task: ChainTask | ShardTask): Promise<ChainTaskResult | ShardScanWire> {
   if (!("kind" in task) || task.kind !== "scan-shard") return runChainTask(task as ChainTask);
   const packer = new ShardPacker();
-  return packer.finish(await scanShardInto(task, (line) => packer.add(line)));
+  const wire = packer.finish(await scanShardInto(task, (line) => packer.add(line)));
+  // Moved, not copied (workers/shard-codec.ts): piscina posts the value with these buffers in its transfer list.
+  return move({ [transferableSymbol]: wireTransferList(wire), [valueSymbol]: wire }) as unknown as ShardScanWire;
 }
