@@ -5,21 +5,31 @@
  * never imports worker internals.
  */
 
+import { move, transferableSymbol, valueSymbol } from "piscina";
+import { lowerThisThreadsPriority } from "../io/thread-priority.js";
 import type { ChainTask, ChainTaskResult } from "./chain-task.js";
 import { runChainTask } from "./run-chain-task.js";
 import { scanShardInto } from "./scan-shard.js";
 import type { ShardTask } from "./scan-task.js";
-import { move, transferableSymbol, valueSymbol } from "piscina";
 import { ShardPacker, wireTransferList, type ShardScanWire } from "./shard-codec.js";
-import { lowerThisThreadsPriority } from "../io/thread-priority.js";
 
 // Once per thread, when piscina loads this module into it.
 lowerThisThreadsPriority();
 
 export default async function runWorkerTask(task: ChainTask | ShardTask): Promise<ChainTaskResult | ShardScanWire> {
-  if (!("kind" in task) || task.kind !== "scan-shard") return runChainTask(task as ChainTask);
+  if (!("kind" in task) || task.kind !== "scan-shard") {
+    const result = await runChainTask(task as ChainTask);
+    // The index entry's bytes (about a megabyte per 1M-character chain) are the task's own buffer
+    // (core/utf8-join.ts): moved, the main thread neither copies them nor holds a second copy.
+    return moved(result, [result.indexDataJson.buffer as ArrayBuffer]);
+  }
   const packer = new ShardPacker();
   const wire = packer.finish(await scanShardInto(task, (line) => packer.add(line)));
-  // Moved, not copied (workers/shard-codec.ts): piscina posts the value with these buffers in its transfer list.
-  return move({ [transferableSymbol]: wireTransferList(wire), [valueSymbol]: wire }) as unknown as ShardScanWire;
+  // Moved, not copied (workers/shard-codec.ts).
+  return moved(wire, wireTransferList(wire));
+}
+
+/** `value` as piscina posts it with `buffers` in the transfer list. */
+function moved<T extends object>(value: T, buffers: ArrayBuffer[]): T {
+  return move({ [transferableSymbol]: buffers, [valueSymbol]: value }) as unknown as T;
 }
