@@ -5,14 +5,19 @@
  * The slice belongs to the thread, not to a loop: loops run one after another or inside each
  * other (a chain's planning drives a span loop, then the next chain's), and a slice that started
  * afresh with each of them let three back-to-back loops hold the thread for 22 ms at 20x1M
- * (measured) though each kept to its 8 ms.
+ * (measured) though each kept to its 8 ms slice.
  */
 
 import { performance } from "node:perf_hooks";
 import type { Steps } from "../core/steps.js";
 
-/** Longest stretch of main-thread work between two turns of the event loop. */
-export const SLICE_MS = 8;
+/**
+ * Longest stretch of main-thread work between two turns of the event loop. A stall is a slice plus
+ * whatever lands in it (a scavenge, a few milliseconds of waiting for a core): with 4 instead of
+ * 8 ms, the longest stall with 2 workers fell from 18-29 to 14-21 ms at 20x1M and from 14-21 to
+ * 11-13 ms at 116 MB, at the same wall time (measured, interleaved).
+ */
+export const SLICE_MS = 4;
 
 /**
  * When the current slice began: the last turn a pause gave the event loop. A turn the loop took
