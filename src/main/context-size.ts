@@ -24,8 +24,11 @@ export function renderContext(model: SessionModel, options: PruneOptions = {}): 
 }
 
 /**
- * JSON length per message object. Rendering returns untouched messages as the same objects, so
- * the "after" measure of a compaction only serialises what changed.
+ * JSON length per message object that the scan did not measure. Rendering returns untouched
+ * messages as the same objects, so the "after" measure of a compaction only serialises what
+ * changed. Scanned messages are not cached: their length is a lookup already, and a cache of
+ * every message cost ~10 MB at 200x1M and, growing, rehashed all its entries in one step (a
+ * 20 ms stall there, measured).
  */
 const lengthOf = new WeakMap<object, number>();
 
@@ -45,9 +48,9 @@ function* measureSteps(model: SessionModel, options: PruneOptions): Steps<Contex
   for (let index = 0; index < messages.length; index++) {
     if (stepDue(index)) yield;
     const message = messages[index]!;
-    let length = lengthOf.get(message);
+    let length = scannedLength(model, message) ?? lengthOf.get(message);
     if (length === undefined) {
-      length = scannedLength(model, message) ?? realJsonLength(message);
+      length = realJsonLength(message);
       lengthOf.set(message, length);
     }
     chars += length;
