@@ -18,7 +18,7 @@ const header = '{"type":"session","version":3,"id":"codec","timestamp":"2026-08-
 function trickyFile(): string {
   const lines = [
     header,
-    '{"type":"message","id":"e1","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"hi ünï ✓"}],"timestamp":1}}',
+    '{"type":"message","id":"e1","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"hi ünï ✓ 😀"}],"timestamp":1}}',
     // An own `__proto__` key, in the entry and in a call's arguments.
     `{"type":"message","id":"e2","parentId":"e1","__proto__":{"x":1},"timestamp":"t","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"__proto__":{"polluted":true},"command":"ls"}}],"timestamp":2}}`,
     // Lone surrogates, in a value and in a key.
@@ -64,6 +64,7 @@ describe("shard scan hand-off", () => {
     const surrogates = valueOf(3).message;
     expect(surrogates.content[0].text).toBe("a\ud800b");
     expect(surrogates["\udc00"]).toBe("k");
+    expect(valueOf(1).message.content[0].text).toBe("hi ünï ✓ 😀");
   });
 
   it("moves its bytes to the main thread, which lets them go once its shard is decoded", async () => {
@@ -72,6 +73,8 @@ describe("shard scan hand-off", () => {
     const packer = new ShardPacker();
     const wire = packer.finish(await scanShardInto(task, (line) => packer.add(line)));
     expect(wire.text.byteLength).toBeGreaterThan(0);
+    // Every non-ASCII unit is escaped: the main thread reads the text as Latin-1.
+    expect(wire.text.every((byte) => byte < 0x80)).toBe(true);
     const arrived = structuredClone(wire, { transfer: wireTransferList(wire) });
     expect(wire.text.byteLength).toBe(0); // moved, not copied
     const scan = decodeShardScan(arrived);
