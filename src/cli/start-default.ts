@@ -11,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { lowerOtherThreadsPriority } from "../io/thread-priority.js";
 import { watchBrokenPipe } from "./output.js";
 import { QUIET_MS } from "./preflight.js";
 import { runCli } from "./run-cli.js";
@@ -50,5 +51,7 @@ async function main(): Promise<number> {
   }
 }
 
+// chainpress's own process, as the executable's (src/cli/main.ts).
+lowerOtherThreadsPriority();
 watchBrokenPipe(process.stdout);
 process.exitCode = await main();
