@@ -8,7 +8,8 @@
  *
  * Linux only: there a nice value belongs to a thread, and a new thread inherits its creator's.
  * Elsewhere `setpriority` changes the whole process, main thread included, the opposite of the
- * point, so these do nothing.
+ * point, so these do nothing. (piscina's own `niceIncrement` calls nice(2) through an optional
+ * native package, and would lower the whole process where nice values are per process.)
  */
 
 import fs from "node:fs";
