@@ -36,11 +36,21 @@ export function lowerOtherThreadsPriority(): number {
   if (process.platform !== "linux") return 0;
   const base = os.getPriority();
   let lowered = 0;
-  for (const name of fs.readdirSync("/proc/self/task")) {
+  for (const name of threadIds()) {
     const tid = Number(name);
     if (tid !== process.pid && lowerThread(tid, base) !== undefined) lowered++;
   }
   return lowered;
+}
+
+/** This process's thread ids; none when /proc is not mounted (some containers). */
+function threadIds(): string[] {
+  try {
+    return fs.readdirSync("/proc/self/task");
+  } catch {
+    // No /proc: the threads keep their priority; a scheduling hint is never worth failing a run.
+    return [];
+  }
 }
 
 function lowerThread(tid: number, base: number): number | undefined {
