@@ -24,7 +24,8 @@ const WEAKEST_NICE = 19;
 /** Lowers the calling thread's priority (a worker thread calls it once, when it starts). */
 export function lowerThisThreadsPriority(): number | undefined {
   if (process.platform !== "linux") return undefined;
-  return lowerThread(0, os.getPriority());
+  const base = niceOfThisThread();
+  return base === undefined ? undefined : lowerThread(0, base);
 }
 
 /**
@@ -33,14 +34,24 @@ export function lowerThisThreadsPriority(): number | undefined {
  * for a process chainpress owns (its executable): a host's threads are the host's.
  */
 export function lowerOtherThreadsPriority(): number {
-  if (process.platform !== "linux") return 0;
-  const base = os.getPriority();
+  const base = process.platform === "linux" ? niceOfThisThread() : undefined;
+  if (base === undefined) return 0;
   let lowered = 0;
   for (const name of threadIds()) {
     const tid = Number(name);
     if (tid !== process.pid && lowerThread(tid, base) !== undefined) lowered++;
   }
   return lowered;
+}
+
+/** The calling thread's nice value, or undefined when the system will not say. */
+function niceOfThisThread(): number | undefined {
+  try {
+    return os.getPriority();
+  } catch {
+    // Unknown base: nothing is lowered (a hint, as below), rather than a worker that fails to load.
+    return undefined;
+  }
 }
 
 /** This process's thread ids; none when /proc is not mounted (some containers). */
