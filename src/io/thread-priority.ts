@@ -15,7 +15,10 @@
 import fs from "node:fs";
 import os from "node:os";
 
-/** Nice steps a lowered thread sits below the main thread. */
+/**
+ * Nice steps a lowered thread sits below the main thread. 19 was worse (measured): V8's GC
+ * helpers, lowered too, starved while the main thread waited for them in a collection.
+ */
 export const LOWERED_NICE_STEPS = 10;
 
 /** The weakest priority a nice value can give. */
