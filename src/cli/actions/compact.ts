@@ -42,7 +42,23 @@ interface Run {
   named: Set<string>;
 }
 
-export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOptions): Promise<number> {
+/**
+ * Compacts the sessions named, with `pool` as the run's runner when the caller started one (the
+ * caller closes it), else with a runner of its own, which it closes.
+ */
+export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOptions, pool?: ChainRunner): Promise<number> {
+  // One pool for the whole run: starting worker threads per session would dominate small sessions.
+  const workers = capWorkers(raw.workers);
+  if (pool) return compactAll(io, inputs, raw, pool, workers.note);
+  const runner = createChainRunner(workers.workers);
+  try {
+    return await compactAll(io, inputs, raw, runner, workers.note);
+  } finally {
+    await runner.close();
+  }
+}
+
+async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, runner: ChainRunner, workersNote: string | undefined): Promise<number> {
   const settings = loadCliSettings(io);
   const flags = flagsOf(raw, settings.settings);
   const files = await expandSessionPaths(inputs, (file, why) => writeErr(io, `chainpress: note: skipped ${file}: ${why}`));
@@ -52,12 +68,10 @@ export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOpt
   const sizes = files.map(sizeOf);
   const json = raw.json === true;
   const progress = createProgress(io, { json, totalBytes: sizes.reduce((a, b) => a + b, 0) });
-  // One pool for the whole run: starting worker threads per session would dominate small sessions.
-  const workers = capWorkers(raw.workers);
-  if (workers.note) writeErr(io, `chainpress: note: ${workers.note}`);
+  if (workersNote) writeErr(io, `chainpress: note: ${workersNote}`);
   // A dry run is where users check what a real run would do, so it names the settings used.
   if (flags.dryRun && !json) await writeOut(io.stdout, `${settingsLine(settings)}\n\n`);
-  const run: Run = { io, flags, runner: createChainRunner(workers.workers), progress, json, named: new Set(inputs.map((input) => path.resolve(input))) };
+  const run: Run = { io, flags, runner, progress, json, named: new Set(inputs.map((input) => path.resolve(input))) };
   const outcomes: SessionOutcome[] = [];
   try {
     for (const [i, file] of files.entries()) {
@@ -65,7 +79,6 @@ export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOpt
     }
   } finally {
     progress.stop();
-    await run.runner.close();
   }
   await printRun(io, outcomes, performance.now() - started, json, settings);
   return outcomes.every((o) => o.ok) ? 0 : 1;

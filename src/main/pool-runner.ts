@@ -1,0 +1,70 @@
+/**
+ * The pool of worker threads (piscina) that runs ChainTasks and shard scans. Kept apart from the
+ * inline runner, which loads every worker module into the calling thread: a caller can start the
+ * pool's threads first and load the rest meanwhile (the CLI does). The worker is loaded as
+ * compiled JS: Node 20 cannot run the TypeScript sources in a thread.
+ */
+
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
+import type { ChainTask, ChainTaskResult } from "../workers/chain-task.js";
+import type { ShardTask } from "../workers/scan-task.js";
+import { decodeShardScan, type ShardScanWire } from "../workers/shard-codec.js";
+import { taskDeadlineMs, type ChainRunner, type RunnerOptions } from "./runner-contract.js";
+import { Slots } from "./task-slots.js";
+
+/**
+ * Young generation of each worker thread. A worker's garbage is short-lived (a shard's or a
+ * chain's parsed lines): measured on 20x1M with 2 workers, 8 MB instead of V8's default cuts the
+ * process's peak RSS by ~15% (340 → 290 MB) at the same wall and CPU time.
+ */
+const WORKER_YOUNG_GENERATION_MB = 8;
+
+/** A pool of `workers` threads, started now. */
+export function startPool(workers: number, options: RunnerOptions = {}): ChainRunner {
+  const deadlineMs = options.deadlineMs ?? taskDeadlineMs;
+  const pool = new Piscina({
+    filename: workerFile(),
+    minThreads: workers,
+    maxThreads: workers,
+    idleTimeout: 5_000,
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+  });
+  // Tasks wait here, not in piscina's queue, so a deadline starts when its task starts running.
+  const slots = new Slots(workers);
+  const timed = <T>(task: ChainTask | ShardTask, bytes: number, transferList: ArrayBuffer[]): Promise<T> =>
+    slots.use(() => pool.run(task, { transferList, signal: AbortSignal.timeout(deadlineMs(bytes)) }) as Promise<T>);
+  return {
+    workers,
+    run: (task) => {
+      const transferList = (task.encodedSlice ?? []).map((chunk) => chunk.buffer as ArrayBuffer);
+      return timed<ChainTaskResult>(task, chainTaskBytes(task), transferList).catch(deadlineError(`chain ${task.chainStart}`));
+    },
+    scan: (task) => timed<ShardScanWire>(task, task.end - task.start, []).then(decodeShardScan, deadlineError(`shard at byte ${task.start}`)),
+    close: () => pool.destroy(),
+  };
+}
+
+/** Bytes a chain task carries or reads (messages sent as objects count by their number). */
+function chainTaskBytes(task: ChainTask): number {
+  if (task.fileSlice) return task.fileSlice.lines.reduce((sum, line) => sum + line.bytes, 0);
+  if (task.encodedSlice) return task.encodedSlice.reduce((sum, chunk) => sum + chunk.length, 0);
+  return (task.inner?.length ?? 0) * 10_000;
+}
+
+/** An aborted task says what ran out of time, not just "AbortError". */
+function deadlineError(what: string): (error: unknown) => never {
+  return (error) => {
+    if ((error as Error | null)?.name === "AbortError") throw new Error(`${what}: the worker did not finish before its deadline and was stopped`);
+    throw error;
+  };
+}
+
+/** The compiled worker; under vitest this module runs from src/, so point at dist/ (built by `npm test`). */
+export function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith(".js")) return path.join(path.dirname(here), "..", "workers", "compress-chain.worker.js");
+  const root = path.resolve(path.dirname(here), "..", "..");
+  return path.join(root, "dist", "src", "workers", "compress-chain.worker.js");
+}

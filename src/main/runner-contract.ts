@@ -1,0 +1,28 @@
+/** What runs ChainTasks and shard scans: a pool of worker threads (main/pool-runner.ts) or the calling thread (main/chain-runner.ts). */
+
+import type { ChainTask, ChainTaskResult } from "../workers/chain-task.js";
+import type { ShardScan, ShardTask } from "../workers/scan-task.js";
+
+export interface ChainRunner {
+  /** Worker threads in the pool; 0 = inline on the calling thread. */
+  readonly workers: number;
+  run(task: ChainTask): Promise<ChainTaskResult>;
+  /** Reads and parses one shard of a session file (main/scan-session.ts). */
+  scan(task: ShardTask): Promise<ShardScan>;
+  close(): Promise<void>;
+}
+
+export interface RunnerOptions {
+  /** Deadline of one task in a worker (default: `taskDeadlineMs` of its size). */
+  deadlineMs?: (bytes: number) => number;
+}
+
+/**
+ * A worker that dies is replaced by piscina and its task rejected; one that hangs (a runaway
+ * loop, a stuck read) would hold its chain and the run forever. Every task therefore has a
+ * deadline, generous for its size (2 minutes, plus 10 s per MB): past it the worker is
+ * terminated and the task fails, which costs only that chain (the next run heals it).
+ */
+export function taskDeadlineMs(bytes: number): number {
+  return 120_000 + Math.ceil(bytes / 100_000) * 1_000;
+}
