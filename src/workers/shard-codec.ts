@@ -32,15 +32,14 @@ export interface ShardScanWire extends Omit<ShardScan, "lines"> {
  */
 const CHUNK_LINES = 128;
 
-const encoder = new TextEncoder();
-
 /**
  * Serialises a shard's lines a chunk at a time as they are scanned, so that no more than a chunk
  * of parsed lines is alive at once: holding a whole shard's made a worker's young generation
  * promote them, and old-generation collections were its largest cost (measured at 20x1M).
  */
 export class ShardPacker {
-  private readonly chunks: Uint8Array[] = [];
+  /** Each chunk's ASCII JSON: one character is one byte. */
+  private readonly chunks: string[] = [];
   private bytes = 0;
   private chunk: ScannedLine[] = [];
 
@@ -53,22 +52,21 @@ export class ShardPacker {
     this.flush();
     // One buffer of exactly the text's size, its own (never a slice of a shared pool): it is
     // moved, not copied, to the main thread.
-    const text = new Uint8Array(this.bytes);
+    const text = Buffer.from(new ArrayBuffer(this.bytes));
     const ends: number[] = [];
     let offset = 0;
     for (const chunk of this.chunks) {
-      text.set(chunk, offset);
-      offset += chunk.length;
+      offset += text.write(chunk, offset, "latin1");
       ends.push(offset);
     }
-    return { ...rest, text, ends };
+    return { ...rest, text: new Uint8Array(text.buffer), ends };
   }
 
   private flush(): void {
     if (this.chunk.length === 0) return;
-    const bytes = encoder.encode(asciiJson(JSON.stringify(this.chunk)));
-    this.chunks.push(bytes);
-    this.bytes += bytes.length;
+    const json = asciiJson(JSON.stringify(this.chunk));
+    this.chunks.push(json);
+    this.bytes += json.length;
     this.chunk = [];
   }
 }
