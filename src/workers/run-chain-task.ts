@@ -100,7 +100,7 @@ function injectFault(task: ChainTask): void {
   if (task.fault === "throw") throw new Error(`injected fault in chain ${task.chainStart}`);
   // In a worker thread process.exit ends only that thread: the pool sees a dead worker.
   if (task.fault === "exit") process.exit(70);
-  // A worker that never answers: only its deadline (main/chain-runner.ts) ends it.
+  // A worker that never answers: only its deadline (main/pool-runner.ts) ends it.
   if (task.fault === "hang") for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
 }
 
