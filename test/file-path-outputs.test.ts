@@ -77,7 +77,7 @@ describe("outputs taken from the file's bytes", () => {
     for (const line of located) bytes.write("X", line.byteOffset + 1);
     fs.writeFileSync(file, bytes);
     const literals: LiteralRef[] = [];
-    const messages = readFileSlice(slice, 0, literals, await loadHasher(), true);
+    const messages = readFileSlice(slice, 0, literals, await loadHasher(), true, (bytes) => Buffer.alloc(bytes));
     expect(literals.length).toBeGreaterThanOrEqual(located.length);
     const results = messages.filter((message) => message.role === "toolResult");
     expect(results.map((message) => (message as { toolCallId: string }).toolCallId)).toEqual(["c0_0", "c0_1", "c0_2", "c0_3", "c0_4", "big0"]);

@@ -289,6 +289,7 @@ function rewrittenSession(loaded: LoadedSession, counter: SerializeCounter): Loa
     ...loaded,
     lineOf: (entry) => places.get(entry)?.line,
     locationOf: (entry) => places.get(entry),
+    messageCharsOf: (entry) => places.get(entry)?.messageChars,
     originalVersion: CURRENT_SESSION_VERSION,
     byteLength: counter.bytes,
     truncatedTail: null,

@@ -16,6 +16,7 @@ import { SessionFileError, sessionWarning, type SessionWarning } from "./session
 import { isObject } from "../core/entry-shapes.js";
 import type { LineResult } from "./session-line.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
+import { EntryPlaces } from "./entry-places.js";
 
 /** Where one physical line lies in the file. */
 export interface LineMeta {
@@ -68,6 +69,8 @@ export interface LoadedSession {
   lineOf(entry: SessionEntry): number | undefined;
   /** The entry's line and byte range in the file as read (undefined for foreign objects). */
   locationOf(entry: SessionEntry): EntryLocation | undefined;
+  /** `locationOf(entry)?.messageChars`, without building the location. */
+  messageCharsOf(entry: SessionEntry): number | undefined;
   /** Version declared by the file before migration (1 when absent). */
   originalVersion: number;
   /** Bytes read, i.e. the file size at read time. */
@@ -102,10 +105,17 @@ export interface BuilderOptions {
   lightened?: boolean;
 }
 
+/** Message fields whose few values repeat on every message (shareRepeatedStrings). */
+const SHARED_MESSAGE_KEYS = ["model", "api", "provider", "toolName"] as const;
+/** A session names few models and tools; past this many, values are left as they are. */
+const MAX_SHARED_STRINGS = 1024;
+
 export class SessionBuilder {
   private header: SessionHeader | null = null;
   private readonly entries: RawEntry[] = [];
-  private readonly places: EntryLocation[] = [];
+  /** The place of `entries[i]` is `places` item i. */
+  private readonly places = new EntryPlaces();
+  private readonly sharedStrings = new Map<string, string>();
   private readonly warnings: SessionWarning[] = [];
   private truncatedTail: TruncatedTail | null = null;
   private endsWithoutNewline = false;
@@ -183,12 +193,32 @@ export class SessionBuilder {
       this.malformed("not a session entry (no string `type`)", meta.line);
       return;
     }
+    this.shareRepeatedStrings(value);
     this.entries.push(value as RawEntry);
-    // Fields copied one by one: `meta` may carry the line's bytes, which must not stay alive.
-    const place: EntryLocation = { line: meta.line, byteOffset: meta.byteOffset, bytes: meta.bytes, terminated: meta.terminated };
-    if (messageChars !== undefined) place.messageChars = messageChars;
-    if (output !== undefined) place.output = output;
-    this.places.push(place);
+    this.places.push(meta, messageChars, output);
+  }
+
+  /**
+   * Every assistant message names its model, api and provider, and nearly every entry's parent is
+   * the entry before it: JSON.parse gives each its own copy of those strings (it shares only the
+   * shortest), which at 200x1M cost ~20 MB of the main thread's heap. The same values, one copy.
+   */
+  private shareRepeatedStrings(entry: Record<string, unknown>): void {
+    const previous = this.entries[this.entries.length - 1];
+    if (previous !== undefined && typeof entry.parentId === "string" && entry.parentId === previous.id) entry.parentId = previous.id;
+    const message = entry.message;
+    if (!isObject(message)) return;
+    for (const key of SHARED_MESSAGE_KEYS) {
+      const text = message[key];
+      if (typeof text === "string") message[key] = this.shared(text);
+    }
+  }
+
+  private shared(text: string): string {
+    const known = this.sharedStrings.get(text);
+    if (known !== undefined) return known;
+    if (this.sharedStrings.size < MAX_SHARED_STRINGS) this.sharedStrings.set(text, text);
+    return text;
   }
 
   /** Throws, or in skip mode records the line as left out (pi drops such lines silently). */
@@ -221,18 +251,19 @@ export class SessionBuilder {
     if (header === null) throw new SessionFileError("empty", this.file, "file is empty (no session header)");
     const originalVersion = sessionVersionOf(header);
     migrateEntries(header, this.entries, (this.options.idFactory ?? deterministicIdFactory)(header.id));
-    const { entries, places, ids } = yield* this.checkEntries();
-    const placeOf = new Map<SessionEntry, EntryLocation>();
-    for (let i = 0; i < entries.length; i++) {
-      if (stepDue(i)) yield;
-      placeOf.set(entries[i]!, places[i]!);
-    }
+    const { entries, placeOf, ids } = yield* this.checkEntries();
+    const places = this.places;
+    const at = <T>(entry: SessionEntry, read: (i: number) => T): T | undefined => {
+      const i = placeOf.get(entry);
+      return i === undefined ? undefined : read(i);
+    };
     return {
       file: this.file,
       header,
       entries,
-      lineOf: (entry) => placeOf.get(entry)?.line,
-      locationOf: (entry) => placeOf.get(entry),
+      lineOf: (entry) => at(entry, (i) => places.line(i)),
+      locationOf: (entry) => at(entry, (i) => places.at(i)),
+      messageCharsOf: (entry) => at(entry, (i) => places.messageCharsAt(i)),
       originalVersion,
       byteLength,
       warnings: this.warnings,
@@ -250,35 +281,35 @@ export class SessionBuilder {
    * Every entry needs a string id and a parentId to sit in the tree (an entry without them is
    * malformed). Duplicate ids only warn: pi keeps the last one.
    */
-  private *checkEntries(): Steps<{ entries: SessionEntry[]; places: EntryLocation[]; ids: Set<string> }> {
+  private *checkEntries(): Steps<{ entries: SessionEntry[]; placeOf: Map<SessionEntry, number>; ids: Set<string> }> {
     // Entry ids in file order (the appender's set), and the ids of stray headers (rare), which
     // a later entry may also duplicate: one set per entry, not two.
     const ids = new Set<string>();
     const headerIds = new Set<string>();
     const entries: SessionEntry[] = [];
-    const places: EntryLocation[] = [];
+    const placeOf = new Map<SessionEntry, number>();
     for (let i = 0; i < this.entries.length; i++) {
       if (stepDue(i)) yield;
       const entry = this.entries[i]!;
-      const place = this.places[i]!;
+      const line = this.places.line(i);
       if (entry.type === "session") {
-        this.warnings.push(sessionWarning("extra-header", this.file, "second session header; pi ignores it", place.line));
+        this.warnings.push(sessionWarning("extra-header", this.file, "second session header; pi ignores it", line));
         if (typeof entry.id === "string") headerIds.add(entry.id);
       } else if (typeof entry.id !== "string" || !(entry.parentId === null || typeof entry.parentId === "string")) {
-        this.malformed("entry lacks a string `id` or a `parentId`", place.line);
+        this.malformed("entry lacks a string `id` or a `parentId`", line);
         continue;
       } else {
         if (ids.has(entry.id) || headerIds.has(entry.id)) {
-          this.warnings.push(sessionWarning("duplicate-id", this.file, `duplicate entry id ${entry.id}; the last one wins`, place.line));
+          this.warnings.push(sessionWarning("duplicate-id", this.file, `duplicate entry id ${entry.id}; the last one wins`, line));
           // Re-inserted below: a duplicate id moves to the end, so the last entry stays last (pi's leaf).
           ids.delete(entry.id);
         }
         ids.add(entry.id);
       }
       entries.push(entry as SessionEntry);
-      places.push(place);
+      placeOf.set(entry as SessionEntry, i);
     }
-    return { entries, places, ids };
+    return { entries, placeOf, ids };
   }
 }
 

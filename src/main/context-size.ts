@@ -61,5 +61,5 @@ function* measureSteps(model: SessionModel, options: PruneOptions): Steps<Contex
 /** The length the shard scan measured for a message it parsed (untouched by rendering). */
 function scannedLength(model: SessionModel, message: AgentMessage): number | undefined {
   const entry = model.entryOf(message);
-  return entry === undefined ? undefined : model.loaded.locationOf(entry)?.messageChars;
+  return entry === undefined ? undefined : model.loaded.messageCharsOf(entry);
 }

@@ -22,11 +22,12 @@ const MERGE_GAP_BYTES = 64 * 1024;
 
 /**
  * The span's messages. With `refsAllowed`, their long strings become refs appended to `literals`
- * (which point into buffers of their own), unless a line parsed in full mentions U+E002: then the
- * span is parsed again, every line in full, and `literals` is left empty.
+ * (which point into the lines' bytes), unless a line parsed in full mentions U+E002: then the
+ * span is parsed again, every line in full, and `literals` is left empty. The bytes are read into
+ * one buffer that `room` provides, which the caller must keep until it is done with the refs.
  */
-export function readFileSlice(slice: FileSlice, chainStart: number, literals: LiteralRef[], hasher: Hasher, refsAllowed: boolean): AgentMessage[] {
-  const runs = withReadFd(slice.file, (fd) => [...readRuns(slice.lines)].map((lines) => ({ lines, data: readRun(fd, lines, slice.file) })));
+export function readFileSlice(slice: FileSlice, chainStart: number, literals: LiteralRef[], hasher: Hasher, refsAllowed: boolean, room: (bytes: number) => Buffer): AgentMessage[] {
+  const runs = withReadFd(slice.file, (fd) => readAllRuns(fd, [...readRuns(slice.lines)], slice.file, room));
   if (refsAllowed) {
     const withRefs = messagesOf(runs, slice, chainStart, literals, hasher);
     // A line parsed with refs was checked by parseWithRefs, a located output's line by the scan;
@@ -59,11 +60,21 @@ function messagesOf(runs: readonly ReadRun[], slice: FileSlice, chainStart: numb
   return { messages, fullyParsed };
 }
 
-/** A run's bytes, in a buffer of its own (not read-range's reused one: the refs outlive the next read). */
-function readRun(fd: number, lines: readonly ExpectedLine[], file: string): Buffer {
-  const first = lines[0]!;
+/** Every run's bytes, one after the other in one buffer (the refs into each stay valid together). */
+function readAllRuns(fd: number, runs: ReadonlyArray<ExpectedLine[]>, file: string, room: (bytes: number) => Buffer): ReadRun[] {
+  const total = runs.reduce((sum, lines) => sum + runBytes(lines), 0);
+  const buffer = room(total);
+  let at = 0;
+  return runs.map((lines) => {
+    const data = readInto(fd, buffer.subarray(at, at + runBytes(lines)), lines[0]!.byteOffset, file);
+    at += data.length;
+    return { lines, data };
+  });
+}
+
+function runBytes(lines: readonly ExpectedLine[]): number {
   const last = lines[lines.length - 1]!;
-  return readInto(fd, Buffer.allocUnsafeSlow(last.byteOffset + last.bytes - first.byteOffset), first.byteOffset, file);
+  return last.byteOffset + last.bytes - lines[0]!.byteOffset;
 }
 
 /** Consecutive expected lines grouped into runs that are read with one call. */

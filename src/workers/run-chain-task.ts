@@ -19,14 +19,33 @@ import { ensureBlobDir, syncBlobDir, writeSpillFiles } from "../io/write-spill.j
 import type { ArchivedFacts, ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
 import { archiveRecords } from "./archive-records.js";
 import { readFileSlice } from "./read-file-slice.js";
+import { BufferPool } from "../io/buffer-pool.js";
+
+/** The buffers a span is read into: per thread, and several because an inline run overlaps its tasks. */
+const spanBuffers = new BufferPool(2, 32 * 1024 * 1024);
 
 export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
   injectFault(task);
   const hasher = await loadHasher();
+  const held: Buffer[] = [];
+  const room = (bytes: number) => {
+    const buffer = spanBuffers.take(bytes);
+    held.push(buffer);
+    return buffer;
+  };
+  try {
+    return await runWithRoom(task, hasher, room);
+  } finally {
+    // The refs into these bytes are gone with the task: the index bytes and the spill files were copied out.
+    for (const buffer of held) spanBuffers.give(buffer);
+  }
+}
+
+async function runWithRoom(task: ChainTask, hasher: Hasher, room: (bytes: number) => Buffer): Promise<ChainTaskResult> {
   const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
   let t = performance.now();
   const literals: LiteralRef[] = [];
-  const inner = sliceMessages(task, literals, hasher);
+  const inner = sliceMessages(task, literals, hasher, room);
   t = lap(timings, "decode", t);
   const outputs = extractPlanned(task, inner);
   t = lap(timings, "extract", t);
@@ -73,9 +92,9 @@ function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {
 }
 
 /** The span's messages, from wherever the task carries them. */
-function sliceMessages(task: ChainTask, literals: LiteralRef[], hasher: Hasher): AgentMessage[] {
+function sliceMessages(task: ChainTask, literals: LiteralRef[], hasher: Hasher, room: (bytes: number) => Buffer): AgentMessage[] {
   // Spill paths (in the records, next to markers) name the blob folder: it must not mention one.
-  if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart, literals, hasher, !mentionsMarker(Buffer.from(task.spill.blobDir)));
+  if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart, literals, hasher, !mentionsMarker(Buffer.from(task.spill.blobDir)), room);
   return task.inner ?? (task.encodedSlice ?? []).flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);
 }
 

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { EntryPlaces } from "../src/io/entry-places.js";
+import type { EntryLocation, OutputLiteral } from "../src/io/session-builder.js";
+
+const digest = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map((n) => n.toString(16).padStart(16, "0"));
+const output: fc.Arbitrary<OutputLiteral> = fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.nat(), fc.nat(), fc.integer({ min: 0, max: 3 }), digest);
+const place: fc.Arbitrary<EntryLocation> = fc.record(
+  {
+    line: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+    byteOffset: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+    bytes: fc.nat(),
+    terminated: fc.boolean(),
+    messageChars: fc.nat(),
+    output,
+  },
+  { requiredKeys: ["line", "byteOffset", "bytes", "terminated"] },
+);
+
+describe("EntryPlaces", () => {
+  it("gives back every place as it was pushed, across growth of its columns", () => {
+    fc.assert(
+      fc.property(fc.array(place, { maxLength: 3000 }), (places) => {
+        const columns = new EntryPlaces();
+        const indices = places.map((p) => columns.push(p, p.messageChars, p.output));
+        expect(indices).toEqual(places.map((_, i) => i));
+        expect(places.map((_, i) => columns.at(i))).toEqual(places);
+        expect(places.map((_, i) => columns.line(i))).toEqual(places.map((p) => p.line));
+        expect(places.map((_, i) => columns.messageCharsAt(i))).toEqual(places.map((p) => p.messageChars));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("keeps a digest's leading zeros", () => {
+    const columns = new EntryPlaces();
+    columns.push({ line: 2, byteOffset: 10, bytes: 5, terminated: true }, undefined, [1, 2, 3, 4, 5, 1, "00000000000000a0"]);
+    expect(columns.at(0).output?.[6]).toBe("00000000000000a0");
+  });
+
+  it("refuses a digest that is not 16 hex digits instead of storing another one", () => {
+    const columns = new EntryPlaces();
+    expect(() => columns.push({ line: 2, byteOffset: 0, bytes: 1, terminated: true }, undefined, [0, 0, 0, 0, 0, 0, "xyz"])).toThrow(/16 hex digits/);
+  });
+});
