@@ -32,7 +32,19 @@ describe("PruneState — records", () => {
     s.indexRecord(record("a", "v2", 20), { seedDedup: false });
     s.indexRecord(record("a", "v3", 10), { seedDedup: false });
     expect(s.records.get("a@10")!.resultText).toBe("v3");
-    expect(s.keysByBareId.get("a")).toEqual(["a@10", "a@20"]);
+    expect(s.keysOf("a")).toEqual(["a@10", "a@20"]);
+  });
+
+  it("a key hint that is not the record's occurrence key changes nothing: the record and its ref go under their own key", () => {
+    const s = new PruneState();
+    s.indexRecord(record("a", "x", 10), { seedDedup: false }, "b@10");
+    s.indexRecord(record("c", "y", 30), { seedDedup: false }, "c@30");
+    s.registerRef({ shortId: "t1", toolCallId: "a", resultTimestamp: 10 }, "b@10");
+    expect([...s.records.keys()]).toEqual(["a@10", "c@30"]);
+    expect(s.keysOf("a")).toEqual(["a@10"]);
+    expect(s.keysOf("b")).toEqual([]);
+    expect(s.keyByRef.get("t1")).toBe("a@10");
+    expect(s.displayRef("a@10")).toBe("t1");
   });
 });
 

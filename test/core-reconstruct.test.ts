@@ -137,14 +137,14 @@ describe("reconstructState — index entries", () => {
   it("legacy records without resultTimestamp are keyed by the bare id", () => {
     const { state } = reconstructState([index([rec("call_legacy", "x")])]);
     expect(state.isIndexed("call_legacy")).toBe(true);
-    expect(state.keysByBareId.get("call_legacy")).toEqual(["call_legacy"]);
+    expect(state.keysOf("call_legacy")).toEqual(["call_legacy"]);
     expect(state.dedupCanonicals().get(contentHash("bash", "x"))).toBe("call_legacy");
   });
 
   it("a later record for the same key overwrites; bare-id key list stays unique", () => {
     const { state } = reconstructState([index([rec("a", "v1", 1)]), index([rec("a", "v2", 1)])]);
     expect(state.records.get("a@1")!.resultText).toBe("v2");
-    expect(state.keysByBareId.get("a")).toEqual(["a@1"]);
+    expect(state.keysOf("a")).toEqual(["a@1"]);
   });
 });
 

@@ -10,14 +10,24 @@ import { occurrenceKey, parseOccurrenceKey } from "./occurrence-key.js";
 import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
 
 const SHORT_REF = /^t(\d+)$/;
+
+/** `given` when it is the occurrence key of the id and timestamp, else their key: a wrong hint costs a copy, never a wrong entry. */
+function sameOrOwn(given: string | undefined, toolCallId: string, resultTimestamp: number | undefined): string {
+  const own = occurrenceKey(toolCallId, resultTimestamp);
+  return given === own ? given : own;
+}
 const SHORT_REF_PREFIX = "t";
 const BLOCK_PREFIX = "b";
 
 export class PruneState {
   /** Archived records by occurrence key (legacy records by bare id). */
   readonly records = new Map<string, ToolCallRecord>();
-  /** Every key a bare id was archived under, first-seen order. */
-  readonly keysByBareId = new Map<string, string[]>();
+  /**
+   * Every key a bare id was archived under, first-seen order: the key itself when there is one
+   * (nearly always), an array only for several, which spares an array per record (~7 MB at
+   * 128k records). Read through keysOf.
+   */
+  private readonly keysByBareId = new Map<string, string | string[]>();
   readonly refByKey = new Map<string, string>();
   readonly keyByRef = new Map<string, string>();
   /** Dedup alias key → original key. */
@@ -31,27 +41,39 @@ export class PruneState {
   private readonly dedupSeeds: ToolCallRecord[] = [];
   private dedupCache: Map<string, string> | null = null;
 
-  /** Archive a record. Backfilled records never seed the dedup canonicals. */
-  indexRecord(record: ToolCallRecord, options: { seedDedup: boolean }): void {
-    const key = occurrenceKey(record.toolCallId, record.resultTimestamp);
+  /**
+   * Archive a record. Backfilled records never seed the dedup canonicals. `key`, when the caller
+   * has the record's occurrence key already (a plan's), is kept instead of a new copy of it: each
+   * map would otherwise hold a string of its own per record (~100 bytes each).
+   */
+  indexRecord(record: ToolCallRecord, options: { seedDedup: boolean }, key?: string): void {
+    key = sameOrOwn(key, record.toolCallId, record.resultTimestamp);
     this.records.set(key, record);
     const keys = this.keysByBareId.get(record.toolCallId);
-    if (!keys) this.keysByBareId.set(record.toolCallId, [key]);
-    else if (!keys.includes(key)) keys.push(key);
+    if (keys === undefined) this.keysByBareId.set(record.toolCallId, key);
+    else if (typeof keys === "string") {
+      if (keys !== key) this.keysByBareId.set(record.toolCallId, [keys, key]);
+    } else if (!keys.includes(key)) keys.push(key);
     if (options.seedDedup) {
       this.dedupSeeds.push(record);
       this.dedupCache = null;
     }
   }
 
+  /** Every key a bare id was archived under, first-seen order. */
+  keysOf(bareId: string): readonly string[] {
+    const keys = this.keysByBareId.get(bareId);
+    return keys === undefined ? [] : typeof keys === "string" ? [keys] : keys;
+  }
+
   isIndexed(key: string): boolean {
     return this.records.has(key);
   }
 
-  /** Register a short ref (reference §3.3); refs equal to their key register no alias. */
-  registerRef(ref: SummaryToolCallRef): void {
+  /** Register a short ref (reference §3.3); refs equal to their key register no alias. `key` as for indexRecord. */
+  registerRef(ref: SummaryToolCallRef, key?: string): void {
     if (!ref.shortId || !ref.toolCallId) return;
-    const key = occurrenceKey(ref.toolCallId, ref.resultTimestamp);
+    key = sameOrOwn(key, ref.toolCallId, ref.resultTimestamp);
     if (ref.shortId !== key) {
       this.keyByRef.set(ref.shortId, key);
       this.refByKey.set(key, ref.shortId);

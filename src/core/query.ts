@@ -36,7 +36,7 @@ function recordTime(record: ToolCallRecord): number {
  */
 function occurrencesOfBareId(state: PruneState, id: string): ToolCallRecord[] {
   const found: ToolCallRecord[] = [];
-  for (const key of state.keysByBareId.get(id) ?? []) {
+  for (const key of state.keysOf(id)) {
     const record = state.records.get(key);
     if (record) found.push(record);
   }
@@ -66,8 +66,8 @@ function resolveOne(state: PruneState, input: string): ToolCallRecord | undefine
   const refKey = state.keyByRef.get(input);
   const byRef = refKey === undefined ? undefined : state.recordForKey(refKey);
   if (byRef) return byRef;
-  const keys = state.keysByBareId.get(input);
-  return keys?.length === 1 ? state.records.get(keys[0]!) : undefined;
+  const keys = state.keysOf(input);
+  return keys.length === 1 ? state.records.get(keys[0]!) : undefined;
 }
 
 /** The records one input string denotes, in output order; empty when not found. */

@@ -38,6 +38,8 @@ export interface ChainWork {
   indexDataJson?: DataJson;
   /** `records` are lightened (core/light-value.ts): only `indexDataJson` may be written. */
   lightened?: boolean;
+  /** The occurrence keys of `records`, in order, when the caller has them (a plan's): the state keeps these strings instead of copies. */
+  keys?: readonly string[];
 }
 
 export interface GroupItem {
@@ -94,13 +96,14 @@ export async function commitIndexEntries(ctx: CommitContext, slots: IndexSlot[])
   // rehash of every entry, ~4 ms each at 65k) in the same slice. Nothing reads the state
   // meanwhile (plans were made up front; groups commit one at a time).
   for (const slot of written) {
-    for (const record of slot.work!.records) {
+    const { records, refs, keys } = slot.work!;
+    for (let i = 0; i < records.length; i++) {
       if (sliceUsedUp()) await pauseIfDue();
-      ctx.state.indexRecord(record, { seedDedup: false });
+      ctx.state.indexRecord(records[i]!, { seedDedup: false }, keys?.[i]);
     }
-    for (const ref of slot.work!.refs) {
+    for (let i = 0; i < refs.length; i++) {
       if (sliceUsedUp()) await pauseIfDue();
-      ctx.state.registerRef(ref);
+      ctx.state.registerRef(refs[i]!, keys?.[i]);
     }
   }
 }

@@ -12,7 +12,7 @@ import { SpanIndex } from "../core/span-index.js";
 import type { ChainTask, ChainTaskResult, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
-import { commitGroup, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
+import { commitGroup, type ChainWork, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
@@ -177,7 +177,10 @@ async function planCooperatively(eligible: readonly ChainRange[], deps: Compress
   return plans;
 }
 
-type TaskOutcome = { ok: true; result: ChainTaskResult | undefined } | { ok: false; error: Error };
+/** A task's result, with the plan's keys of its records (ChainWork.keys). */
+type DispatchedWork = ChainTaskResult & Pick<ChainWork, "keys">;
+
+type TaskOutcome = { ok: true; result: DispatchedWork | undefined } | { ok: false; error: Error };
 
 /**
  * Task preparation (encoding a span, or listing its lines in the file) runs one task after
@@ -199,7 +202,7 @@ function prepareInLane<T>(prepare: () => T | Promise<T>): Promise<T> {
 /** Start the worker for a deterministic plan that has fresh outputs; other plans need none. */
 function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressStats): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
-  const run = async (): Promise<ChainTaskResult> => {
+  const run = async (): Promise<DispatchedWork> => {
     if (deps.fileSlice) {
       const fileSlice = deps.fileSlice;
       const slice = await prepareInLane(() => fileSlice(plan));
@@ -207,18 +210,18 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
       const result = await deps.runner.run(buildTask(deps, plan, slice));
       const records = lightRecords(plan.outputs, result.archived ?? []);
       plan.outputs = [];
-      return { ...result, records };
+      return { ...result, records, keys: plan.plannedKeys };
     }
     // The live path's records come from the worker whole: the planned outputs are not needed.
     plan.outputs = [];
     const encoded = await prepareInLane(() => encodeSlice(plan.inner));
     // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
     // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-    if (!encoded) return deps.runner.run(buildTask(deps, plan, { inner: plan.inner }));
+    if (!encoded) return { ...(await deps.runner.run(buildTask(deps, plan, { inner: plan.inner }))), keys: plan.plannedKeys };
     stats.stageMs.encode += encoded.busyMs;
     // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
     plan.inner = [];
-    return deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.chunks }));
+    return { ...(await deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.chunks }))), keys: plan.plannedKeys };
   };
   return run().then(
     (result) => ({ ok: true as const, result }),

@@ -58,8 +58,8 @@ function archivedRecord(state: PruneState, key: string, toolCallId: string): Arc
   const direct = state.recordForKey(key);
   if (direct) return { record: direct, refKey: key };
   if (key === toolCallId) return undefined;
-  const keys = state.keysByBareId.get(toolCallId);
-  const legacy = keys?.length === 1 && keys[0] === toolCallId ? state.records.get(toolCallId) : undefined;
+  const keys = state.keysOf(toolCallId);
+  const legacy = keys.length === 1 && keys[0] === toolCallId ? state.records.get(toolCallId) : undefined;
   return legacy ? { record: legacy, refKey: toolCallId } : undefined;
 }
 
