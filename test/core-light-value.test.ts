@@ -18,7 +18,7 @@ import {
 const jsonHard = fc.array(
   fc.oneof(
     fc.string({ unit: "grapheme", maxLength: 8 }),
-    fc.constantFrom('"', "\\", "\n", "\t", "\u0000", "\u001f", "\u2028", "\ud83d", "\ude00", "😀", "é", "\uE000", "\uE001"),
+    fc.constantFrom('"', "\\", "\n", "\t", "\u0000", "\u001f", "\u2028", "\ud83d", "\ude00", "😀", "é", "\uE000", "\uE001", "\u0091", "\u0092", "\u0091\u0092"),
   ),
   { maxLength: 400 },
 ).map((parts) => parts.join(""));
