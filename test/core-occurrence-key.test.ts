@@ -1,6 +1,7 @@
 // Occurrence keys (UPSTREAM-FORMAT.md §3.1): `<id>@<resultTimestamp>`; parse splits at the LAST
 // `@` only when it is not at index 0 and the suffix is all digits; otherwise the whole string is a
 // bare id. resultTimestampOf passes any JS number (NaN included) and nothing else.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   bareToolCallId,
@@ -12,6 +13,10 @@ import {
 describe("occurrenceKey (join)", () => {
   it("joins id and timestamp with @ as a plain decimal integer", () => {
     expect(occurrenceKey("call_1", 1786701610020)).toBe("call_1@1786701610020");
+  });
+
+  it("writes any number as String() does (upstream's template literal): NaN, -0, Infinity, fractions, exponents", () => {
+    fc.assert(fc.property(fc.string(), fc.oneof(fc.double(), fc.integer(), fc.constantFrom(-0, Number.NaN, Infinity, 1e21, 0.1)), (id, ts) => occurrenceKey(id, ts) === `${id}@${String(ts)}`));
   });
 
   it("gives the bare id when there is no timestamp (legacy shape)", () => {
