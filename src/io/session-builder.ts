@@ -17,6 +17,7 @@ import { isObject } from "../core/entry-shapes.js";
 import type { LineResult } from "./session-line.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
 import { EntryPlaces } from "./entry-places.js";
+import { RepeatedStrings } from "./repeated-strings.js";
 
 /** Where one physical line lies in the file. */
 export interface LineMeta {
@@ -105,17 +106,12 @@ export interface BuilderOptions {
   lightened?: boolean;
 }
 
-/** Message fields whose few values repeat on every message (shareRepeatedStrings). */
-const SHARED_MESSAGE_KEYS = ["model", "api", "provider", "toolName"] as const;
-/** A session names few models and tools; past this many, values are left as they are. */
-const MAX_SHARED_STRINGS = 1024;
-
 export class SessionBuilder {
   private header: SessionHeader | null = null;
   private readonly entries: RawEntry[] = [];
   /** The place of `entries[i]` is `places` item i. */
   private readonly places = new EntryPlaces();
-  private readonly sharedStrings = new Map<string, string>();
+  private readonly repeated = new RepeatedStrings();
   private readonly warnings: SessionWarning[] = [];
   private truncatedTail: TruncatedTail | null = null;
   private endsWithoutNewline = false;
@@ -193,32 +189,9 @@ export class SessionBuilder {
       this.malformed("not a session entry (no string `type`)", meta.line);
       return;
     }
-    this.shareRepeatedStrings(value);
+    this.repeated.share(value, this.entries[this.entries.length - 1]);
     this.entries.push(value as RawEntry);
     this.places.push(meta, messageChars, output);
-  }
-
-  /**
-   * Every assistant message names its model, api and provider, and nearly every entry's parent is
-   * the entry before it: JSON.parse gives each its own copy of those strings (it shares only the
-   * shortest), which at 200x1M cost ~20 MB of the main thread's heap. The same values, one copy.
-   */
-  private shareRepeatedStrings(entry: Record<string, unknown>): void {
-    const previous = this.entries[this.entries.length - 1];
-    if (previous !== undefined && typeof entry.parentId === "string" && entry.parentId === previous.id) entry.parentId = previous.id;
-    const message = entry.message;
-    if (!isObject(message)) return;
-    for (const key of SHARED_MESSAGE_KEYS) {
-      const text = message[key];
-      if (typeof text === "string") message[key] = this.shared(text);
-    }
-  }
-
-  private shared(text: string): string {
-    const known = this.sharedStrings.get(text);
-    if (known !== undefined) return known;
-    if (this.sharedStrings.size < MAX_SHARED_STRINGS) this.sharedStrings.set(text, text);
-    return text;
   }
 
   /** Throws, or in skip mode records the line as left out (pi drops such lines silently). */

@@ -1,0 +1,61 @@
+/**
+ * One copy of the strings that repeat from entry to entry. JSON.parse gives every value a string
+ * of its own (it shares only the shortest), so a parsed session holds the same model name on
+ * every assistant message, each entry's parent id twice (its parent has it as `id`), each tool
+ * call's id twice (its result names it), and the same file paths over and over: ~30 MB of the
+ * main thread's heap at 200x1M (measured). The values are the same; only their copies go.
+ */
+
+import { isObject } from "../core/entry-shapes.js";
+
+/** Message fields whose few values repeat on every message. */
+const SHARED_MESSAGE_KEYS = ["model", "api", "provider", "toolName"] as const;
+/** A session names few models, tools and paths; past this many values, new ones are left as they are. */
+const MAX_SHARED = 4096;
+/** Calls still waiting for their result: more than this many at once (an odd file) and the oldest are forgotten. */
+const MAX_OPEN_CALLS = 4096;
+
+export class RepeatedStrings {
+  private readonly values = new Map<string, string>();
+  private readonly openCalls = new Map<string, string>();
+
+  /** Points `entry`'s repeated strings at their first copies; `previous` is the entry before it in the file. */
+  share(entry: Record<string, unknown>, previous: Record<string, unknown> | undefined): void {
+    if (previous !== undefined && typeof entry.parentId === "string" && entry.parentId === previous.id) entry.parentId = previous.id;
+    const message = entry.message;
+    if (!isObject(message)) return;
+    for (const key of SHARED_MESSAGE_KEYS) {
+      const text = message[key];
+      if (typeof text === "string") message[key] = this.shared(text);
+    }
+    if (message.role === "assistant" && Array.isArray(message.content)) this.shareCalls(message.content);
+    else if (message.role === "toolResult" && typeof message.toolCallId === "string") this.shareResultId(message);
+  }
+
+  private shareCalls(content: unknown[]): void {
+    for (const part of content) {
+      if (!isObject(part) || part.type !== "toolCall") continue;
+      if (typeof part.id === "string") {
+        if (this.openCalls.size >= MAX_OPEN_CALLS) this.openCalls.clear();
+        this.openCalls.set(part.id, part.id);
+      }
+      const args = part.arguments;
+      if (isObject(args) && typeof args.path === "string") args.path = this.shared(args.path);
+    }
+  }
+
+  private shareResultId(message: Record<string, unknown>): void {
+    const id = message.toolCallId as string;
+    const own = this.openCalls.get(id);
+    if (own === undefined) return;
+    message.toolCallId = own;
+    this.openCalls.delete(id);
+  }
+
+  private shared(text: string): string {
+    const known = this.values.get(text);
+    if (known !== undefined) return known;
+    if (this.values.size < MAX_SHARED) this.values.set(text, text);
+    return text;
+  }
+}
