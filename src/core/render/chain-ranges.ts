@@ -277,11 +277,15 @@ export function applyChainRanges(messages: AgentMessage[], state: PruneState, op
   return runSteps(applyChainRangesSteps(messages, state, options));
 }
 
-/** applyChainRanges, pausable (core/steps.ts). */
-export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions = {}): Steps<ChainRenderResult> {
+/**
+ * applyChainRanges, pausable (core/steps.ts). `spans`, when the caller has one, indexes an array
+ * whose user and assistant messages sit where they sit in `messages` (the same array before its
+ * tool results were stubbed): a whole session's index is ~9 MB at 200x1M.
+ */
+export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions = {}, spans?: SpanIndex): Steps<ChainRenderResult> {
   const diagnostics: DiagnosticReport[] = [];
   if (state.chains.size === 0) return { messages, diagnostics };
-  const ranges = planChainRanges(yield* SpanIndex.steps(messages), state.chains.values(), diagnostics);
+  const ranges = planChainRanges(spans ?? (yield* SpanIndex.steps(messages)), state.chains.values(), diagnostics);
   if (ranges.length === 0) return { messages, diagnostics };
   const present = yield* presentSyntheticIds(messages);
   const bodyOfBlock = blockBodyLookup(state);

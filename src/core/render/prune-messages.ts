@@ -69,9 +69,9 @@ function graceKeysFor(messages: AgentMessage[], graceTurns: number): Steps<Set<s
  * changes a user/assistant timestamp, so the spans are the same before and after phase 1; the
  * real diagnostics come from phase 3 itself.
  */
-function* droppedPositions(messages: AgentMessage[], state: PruneState): Steps<Uint8Array> {
-  const inside = new Uint8Array(messages.length);
-  for (const range of planChainRanges(yield* SpanIndex.steps(messages), state.chains.values(), [])) inside.fill(1, range.startIndex + 1, range.endIndex);
+function droppedPositions(spans: SpanIndex, state: PruneState): Uint8Array {
+  const inside = new Uint8Array(spans.messages.length);
+  for (const range of planChainRanges(spans, state.chains.values(), [])) inside.fill(1, range.startIndex + 1, range.endIndex);
   return inside;
 }
 
@@ -83,7 +83,9 @@ export function pruneMessages(messages: AgentMessage[], state: PruneState, optio
 export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState, options: PruneOptions = {}): Steps<PruneResult> {
   const chainsOn = options.chainCompressionEnabled !== false;
   const graceKeys = yield* graceKeysFor(messages, options.recoveryGraceTurns ?? DEFAULT_RECOVERY_GRACE_TURNS);
-  const dropped = chainsOn && state.chains.size > 0 ? yield* droppedPositions(messages, state) : undefined;
+  // One index serves phases 1 and 3: stubbing moves no message and touches no user or assistant one.
+  const spans = chainsOn && state.chains.size > 0 ? yield* SpanIndex.steps(messages) : undefined;
+  const dropped = spans ? droppedPositions(spans, state) : undefined;
   const stubbed = yield* stubArchivedResultsSteps(messages, state, {
     isProtected: options.isProtected ?? defaultProtection(),
     graceKeys,
@@ -93,7 +95,7 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
   const diagnostics: DiagnosticReport[] = [];
   let current = stubbed;
   if (chainsOn) {
-    const chains = yield* applyChainRangesSteps(current, state, { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false });
+    const chains = yield* applyChainRangesSteps(current, state, { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false }, spans);
     current = chains.messages;
     diagnostics.push(...chains.diagnostics);
   }
