@@ -260,7 +260,8 @@ export class SessionBuilder {
     const ids = new Set<string>();
     const headerIds = new Set<string>();
     const entries: SessionEntry[] = [];
-    const placeOf = new Map<SessionEntry, number>();
+    /** The index in `this.entries` (and `places`) of each kept entry. */
+    const raw = new Int32Array(this.entries.length);
     for (let i = 0; i < this.entries.length; i++) {
       if (stepDue(i)) yield;
       const entry = this.entries[i]!;
@@ -279,8 +280,15 @@ export class SessionBuilder {
         }
         ids.add(entry.id);
       }
+      raw[entries.length] = i;
       entries.push(entry as SessionEntry);
-      placeOf.set(entry as SessionEntry, i);
+    }
+    // A pass of its own: the set above and this map double at the same sizes, and a doubling
+    // rehashes every entry at once (5-8 ms each at 131k): in one pass both fell in one step.
+    const placeOf = new Map<SessionEntry, number>();
+    for (let k = 0; k < entries.length; k++) {
+      if (stepDue(k)) yield;
+      placeOf.set(entries[k]!, raw[k]!);
     }
     return { entries, placeOf, ids };
   }
