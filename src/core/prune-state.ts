@@ -10,14 +10,14 @@ import { occurrenceKey, parseOccurrenceKey } from "./occurrence-key.js";
 import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
 
 const SHORT_REF = /^t(\d+)$/;
+const SHORT_REF_PREFIX = "t";
+const BLOCK_PREFIX = "b";
 
 /** `given` when it is the occurrence key of the id and timestamp, else their key: a wrong hint costs a copy, never a wrong entry. */
 function sameOrOwn(given: string | undefined, toolCallId: string, resultTimestamp: number | undefined): string {
   const own = occurrenceKey(toolCallId, resultTimestamp);
   return given === own ? given : own;
 }
-const SHORT_REF_PREFIX = "t";
-const BLOCK_PREFIX = "b";
 
 export class PruneState {
   /** Archived records by occurrence key (legacy records by bare id). */

@@ -10,10 +10,12 @@ import type { EntryLocation, LineMeta, OutputLiteral } from "./session-builder.j
 const NONE = -1;
 const TERMINATED = 1;
 
+type Column = Int32Array | Float64Array | Uint8Array | Uint32Array;
+
 /** Grows a typed column to hold at least `length` items (doubling: each value is copied O(1) times). */
-function grown<T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(column: T, length: number, make: (size: number) => T): T {
+function grown<T extends Column>(column: T, length: number): T {
   if (length <= column.length) return column;
-  const next = make(Math.max(length, column.length * 2));
+  const next = new (column.constructor as new (size: number) => T)(Math.max(length, column.length * 2));
   next.set(column);
   return next;
 }
@@ -33,10 +35,6 @@ export class EntryPlaces {
   private outputFlags = new Uint8Array(256);
   /** The xxh64 digest as two 32-bit halves (16 hex digits). */
   private outputDigests = new Uint32Array(2 * 256);
-
-  get length(): number {
-    return this.count;
-  }
 
   /** Adds a place (the fields are copied: `meta` may carry the line's bytes, which must not stay alive); returns its index. */
   push(meta: LineMeta, messageChars: number | undefined, output: OutputLiteral | undefined): number {
@@ -72,11 +70,16 @@ export class EntryPlaces {
 
   private pushOutput(output: OutputLiteral): number {
     const k = this.outputs++;
-    this.outputNumbers = grown(this.outputNumbers, 5 * this.outputs, (n) => new Float64Array(n));
-    this.outputFlags = grown(this.outputFlags, this.outputs, (n) => new Uint8Array(n));
-    this.outputDigests = grown(this.outputDigests, 2 * this.outputs, (n) => new Uint32Array(n));
+    this.outputNumbers = grown(this.outputNumbers, 5 * this.outputs);
+    this.outputFlags = grown(this.outputFlags, this.outputs);
+    this.outputDigests = grown(this.outputDigests, 2 * this.outputs);
     const [offset, bytes, units, jsonLength, utf8Bytes, flags, digest] = output;
-    this.outputNumbers.set([offset, bytes, units, jsonLength, utf8Bytes], 5 * k);
+    const numbers = this.outputNumbers;
+    numbers[5 * k] = offset;
+    numbers[5 * k + 1] = bytes;
+    numbers[5 * k + 2] = units;
+    numbers[5 * k + 3] = jsonLength;
+    numbers[5 * k + 4] = utf8Bytes;
     this.outputFlags[k] = flags;
     if (!/^[0-9a-f]{16}$/.test(digest)) throw new Error(`internal error: output digest ${JSON.stringify(digest)} is not 16 hex digits`);
     this.outputDigests[2 * k] = Number.parseInt(digest.slice(0, 8), 16);
@@ -91,12 +94,12 @@ export class EntryPlaces {
   }
 
   private ensure(length: number): void {
-    this.lines = grown(this.lines, length, (n) => new Int32Array(n));
-    this.offsets = grown(this.offsets, length, (n) => new Float64Array(n));
-    this.byteLengths = grown(this.byteLengths, length, (n) => new Float64Array(n));
-    this.flags = grown(this.flags, length, (n) => new Uint8Array(n));
-    this.messageChars = grown(this.messageChars, length, (n) => new Float64Array(n));
-    this.outputOf = grown(this.outputOf, length, (n) => new Int32Array(n));
+    this.lines = grown(this.lines, length);
+    this.offsets = grown(this.offsets, length);
+    this.byteLengths = grown(this.byteLengths, length);
+    this.flags = grown(this.flags, length);
+    this.messageChars = grown(this.messageChars, length);
+    this.outputOf = grown(this.outputOf, length);
   }
 }
 

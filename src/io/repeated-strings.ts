@@ -12,7 +12,7 @@ import { isObject } from "../core/entry-shapes.js";
 const SHARED_MESSAGE_KEYS = ["model", "api", "provider", "toolName"] as const;
 /** A session names few models, tools and paths; past this many values, new ones are left as they are. */
 const MAX_SHARED = 4096;
-/** Calls still waiting for their result: more than this many at once (an odd file) and the oldest are forgotten. */
+/** Calls still waiting for their result: more than this many at once (an odd file) and all are forgotten (their results keep their own copies). */
 const MAX_OPEN_CALLS = 4096;
 
 export class RepeatedStrings {

@@ -230,13 +230,17 @@ export class SessionBuilder {
       const i = placeOf.get(entry);
       return i === undefined ? undefined : read(i);
     };
+    // Made once: the context measure asks for a message's length once per message.
+    const lineAt = (i: number) => places.line(i);
+    const locationAt = (i: number) => places.at(i);
+    const messageCharsAt = (i: number) => places.messageCharsAt(i);
     return {
       file: this.file,
       header,
       entries,
-      lineOf: (entry) => at(entry, (i) => places.line(i)),
-      locationOf: (entry) => at(entry, (i) => places.at(i)),
-      messageCharsOf: (entry) => at(entry, (i) => places.messageCharsAt(i)),
+      lineOf: (entry) => at(entry, lineAt),
+      locationOf: (entry) => at(entry, locationAt),
+      messageCharsOf: (entry) => at(entry, messageCharsAt),
       originalVersion,
       byteLength,
       warnings: this.warnings,
