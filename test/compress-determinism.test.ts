@@ -34,7 +34,7 @@ function mixedSession(): SessionBuilder {
 
 /** The runner, counting how each chain task carried its span. */
 function countingRunner(runner: ChainRunner, kinds: string[]): ChainRunner {
-  return { ...runner, run: (task) => (kinds.push(task.fileSlice ? "lines" : "messages"), runner.run(task)) };
+  return { ...runner, run: (task, indexRoom) => (kinds.push(task.fileSlice ? "lines" : "messages"), runner.run(task, indexRoom)) };
 }
 
 /** Appended lines with the fields that legitimately vary masked out. */
@@ -182,5 +182,67 @@ describe("bounded memory", () => {
     expect(result.compressedEntries).toHaveLength(12);
     expect(peak).toBeGreaterThan(1);
     expect(peak).toBeLessThanOrEqual(3);
+  });
+
+  it.each(["file", "memory"] as const)("index bytes are written into rooms the main thread hands back, byte-identical to fresh buffers (%s path)", async (path) => {
+    const builder = mixedSession();
+    const inner = createChainRunner(0);
+    const runs = [];
+    for (const offerRooms of [false, true]) {
+      let offered = 0;
+      let reused = 0;
+      const runner: ChainRunner = {
+        ...inner,
+        run: async (task, indexRoom) => {
+          let room: ArrayBuffer | undefined;
+          // Slow enough that each chain's index entry is written before the next chain but one starts.
+          await new Promise((r) => setTimeout(r, 5));
+          const result = await inner.run(task, () => {
+            // Asked as the task starts, after the tasks before it ran (the inline runner runs one at a time).
+            room = offerRooms ? indexRoom?.() : undefined;
+            if (room) offered++;
+            return room;
+          });
+          if (room && result.indexDataJson.buffer === room) reused++;
+          return result;
+        },
+      };
+      const file = builder.writeTemp();
+      const { result } = await compressFile(file, { runner, path });
+      expect(result.compressedEntries).toHaveLength(8);
+      runs.push({ lines: appendedMasked(file, builder.lines.length), spills: spillFiles(file), offered, reused });
+    }
+    const [fresh, recycled] = runs;
+    expect(fresh!.offered).toBe(0);
+    // The first tasks find no room yet (a task can start before the one before it is written).
+    expect(recycled!.offered).toBeGreaterThanOrEqual(1);
+    expect(recycled!.reused).toBeGreaterThanOrEqual(1);
+    expect(recycled!.lines).toEqual(fresh!.lines);
+    expect(recycled!.spills).toEqual(fresh!.spills);
+  });
+
+  it("writes each chain's index entry as its work arrives, before later chains of its group are done", async () => {
+    const s = new SessionBuilder();
+    for (let c = 0; c < 6; c++) s.chain(`t${c}`, calls(`g${c}`, 2));
+    const file = s.writeTemp();
+    const inner = createChainRunner(0);
+    const indexLines = () => fs.readFileSync(file, "utf8").split("\n").filter((line) => line.includes('"customType":"context-prune-index"')).length;
+    const seenBefore: number[] = [];
+    let started = 0;
+    const runner: ChainRunner = {
+      ...inner,
+      run: async (task, indexRoom) => {
+        const k = started++;
+        // Chain k waits (a bounded while) until the first k - 1 chains' index entries are on disk:
+        // all six chains are one commit group, so only a streaming commit gets them there.
+        for (let waited = 0; k > 1 && indexLines() < k - 1 && waited < 3000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+        seenBefore.push(indexLines());
+        return inner.run(task, indexRoom);
+      },
+    };
+    const { result } = await compressFile(file, { runner, path: "file" });
+    expect(result.compressedEntries).toHaveLength(6);
+    expect(seenBefore.slice(2)).toEqual([1, 2, 3, 4].map((n) => expect.toSatisfy((seen: number) => seen >= n)));
+    expect(indexLines()).toBe(6);
   });
 });

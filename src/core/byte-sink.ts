@@ -13,8 +13,14 @@ export class ByteSink {
   private buffer: Buffer;
   private used = 0;
 
-  constructor(initialBytes = 64 * 1024, buffer?: Buffer) {
-    this.buffer = buffer && buffer.length >= initialBytes ? buffer : Buffer.allocUnsafeSlow(Math.max(64, initialBytes));
+  /**
+   * `room`, a buffer offered for reuse, is written into when it holds `initialBytes`; otherwise
+   * the sink's own buffer is rounded up to a power of two, so that a slightly longer text next
+   * time fits it once the caller offers it back.
+   */
+  constructor(initialBytes = 64 * 1024, room?: Buffer) {
+    if (room && room.length >= initialBytes) this.buffer = room;
+    else this.buffer = Buffer.allocUnsafeSlow(room ? powerOfTwoAtLeast(initialBytes) : Math.max(64, initialBytes));
   }
 
   get length(): number {
@@ -72,4 +78,10 @@ export class ByteSink {
     this.buffer.copy(next, 0, 0, this.used);
     this.buffer = next;
   }
+}
+
+function powerOfTwoAtLeast(bytes: number): number {
+  let size = 64;
+  while (size < bytes) size *= 2;
+  return size;
 }

@@ -26,6 +26,14 @@ export class BufferPool {
     return Buffer.allocUnsafeSlow(bytes > this.maxBytes ? bytes : Math.min(this.maxBytes, roundUp(bytes)));
   }
 
+  /** The largest buffer kept, if any: for a caller that cannot tell how much it will need. */
+  takeLargest(): Buffer | undefined {
+    if (this.free.length === 0) return undefined;
+    let index = 0;
+    for (let i = 1; i < this.free.length; i++) if (this.free[i]!.length > this.free[index]!.length) index = i;
+    return this.free.splice(index, 1)[0];
+  }
+
   /** Takes a buffer back; nothing may use it afterwards. */
   give(buffer: Buffer): void {
     if (buffer.length > this.maxBytes) return;

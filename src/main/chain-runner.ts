@@ -22,7 +22,11 @@ function inlineRunner(): ChainRunner {
   return {
     workers: 0,
     // An "exit" or "hang" fault would end or stop the whole process inline: inline it is a throw.
-    run: (task) => slots.use(() => runChainTask(task.fault === "exit" || task.fault === "hang" ? { ...task, fault: "throw" } : task)),
+    run: (task, indexRoom) =>
+      slots.use(() => {
+        const room = indexRoom?.();
+        return runChainTask({ ...task, ...(room ? { indexRoom: room } : {}), ...(task.fault === "exit" || task.fault === "hang" ? { fault: "throw" as const } : {}) });
+      }),
     scan: (task) => slots.use(() => scanShard(task)),
     close: async () => undefined,
   };

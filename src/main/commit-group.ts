@@ -1,6 +1,7 @@
 /**
  * Group commit, strictly in chain order. For a group of consecutive chains:
- *   1. write every index entry, one fsync, then commit their records and refs in memory;
+ *   1. write every index entry (each as its chain's work arrives), one fsync, then commit their
+ *      records and refs in memory;
  *   2. write every chain entry, one fsync, then register the chains in memory.
  * Each chain entry is written only after its own index entry is durable, and memory changes only
  * after the entries that record the change are durable (append-before-commit), at two fsyncs
@@ -27,6 +28,8 @@ export interface CommitContext {
   sync: () => Promise<void>;
   diagnostics: DiagnosticSink;
   now: () => number;
+  /** Takes back a worker's index bytes once they are written (or will not be), to carry another chain's. */
+  reuseIndexBytes?: (bytes: Uint8Array) => void;
 }
 
 /** What a worker (or the retry path) produced for a deterministic chain. */
@@ -58,13 +61,36 @@ export interface GroupOutcome {
   failed?: boolean;
 }
 
-export async function commitGroup(ctx: CommitContext, items: GroupItem[]): Promise<GroupOutcome[]> {
-  const slots = items.map((item): Slot => ({ ...item }));
-  await commitIndexEntries(ctx, slots);
-  await commitChainEntries(ctx, slots);
-  return slots.map(({ plan, entry, failure }) =>
-    entry ? { plan, entry } : { plan, failure: failure ?? "not compressed", failed: plan.kind !== "skip" },
-  );
+/**
+ * One group's commit. Each chain's index entry is written as soon as its work is there (`add`, in
+ * chain order), and its bytes handed back for reuse; `finish` makes them durable together and
+ * goes on with the steps above. The file gets the same lines in the same order as writing them
+ * all at the end, but the group's index bytes are never all held at once.
+ */
+export class GroupCommit {
+  private readonly slots: Slot[] = [];
+  private readonly written: IndexSlot[] = [];
+
+  constructor(private readonly ctx: CommitContext) {}
+
+  /** The items added so far, in order. */
+  get items(): readonly GroupItem[] {
+    return this.slots;
+  }
+
+  async add(item: GroupItem): Promise<void> {
+    const slot: Slot = { ...item };
+    this.slots.push(slot);
+    if (await appendIndexEntry(this.ctx, slot)) this.written.push(slot);
+  }
+
+  async finish(): Promise<GroupOutcome[]> {
+    await settleIndexEntries(this.ctx, this.written);
+    await commitChainEntries(this.ctx, this.slots);
+    return this.slots.map(({ plan, entry, failure }) =>
+      entry ? { plan, entry } : { plan, failure: failure ?? "not compressed", failed: plan.kind !== "skip" },
+    );
+  }
 }
 
 interface Slot extends GroupItem {
@@ -78,18 +104,33 @@ export interface IndexSlot {
   failure?: string;
 }
 
+/** Both index steps for slots that are all there: the open chain's. */
 export async function commitIndexEntries(ctx: CommitContext, slots: IndexSlot[]): Promise<void> {
   const written: IndexSlot[] = [];
-  for (const slot of slots) {
-    if (slot.failure || !slot.work || slot.work.records.length === 0) continue;
-    try {
-      const data = buildBackfilledIndexData(slot.work.records, slot.work.refs);
-      await ctx.append(CUSTOM_TYPE_INDEX, slot.work.lightened ? guardLightened(data) : data, slot.work.indexDataJson);
-      written.push(slot);
-    } catch (error) {
-      slot.failure = `index append failed: ${(error as Error).message}`;
-    }
+  for (const slot of slots) if (await appendIndexEntry(ctx, slot)) written.push(slot);
+  await settleIndexEntries(ctx, written);
+}
+
+/** Writes a slot's index entry (not yet durable); false when it has none or the write failed. */
+async function appendIndexEntry(ctx: CommitContext, slot: IndexSlot): Promise<boolean> {
+  const work = slot.work;
+  if (slot.failure || !work || work.records.length === 0) return false;
+  try {
+    const data = buildBackfilledIndexData(work.records, work.refs);
+    await ctx.append(CUSTOM_TYPE_INDEX, work.lightened ? guardLightened(data) : data, work.indexDataJson);
+    return true;
+  } catch (error) {
+    slot.failure = `index append failed: ${(error as Error).message}`;
+    return false;
+  } finally {
+    // Written or not, nothing reads these bytes again: the index entry is rebuilt by the next pass.
+    if (work.indexDataJson instanceof Uint8Array) ctx.reuseIndexBytes?.(work.indexDataJson);
+    delete work.indexDataJson;
   }
+}
+
+/** One fsync for the written index entries, then their records and refs in memory. */
+async function settleIndexEntries(ctx: CommitContext, written: IndexSlot[]): Promise<void> {
   if (!(await syncOrFail(ctx, written, "index"))) return;
   // Hundreds of records per chain: a turn of the event loop whenever a slice is used up, checked
   // after every record, because the state's maps grow in step and would otherwise double (a

@@ -9,10 +9,11 @@ import type { ChainCompressionEntry, ChainRange, ChainSkip } from "../core/prune
 import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
+import { BufferPool } from "../io/buffer-pool.js";
 import type { ChainTask, ChainTaskResult, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
-import { commitGroup, type ChainWork, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
+import { GroupCommit, type ChainWork, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
@@ -88,15 +89,21 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   const eligible = selectEligible(deps.chains, deps.rollingWindow, (s) => state.isCompressed(s), deps.graceKeys);
   const stats = new CompressStats();
   const plans = await planCooperatively(eligible, deps, stats);
+  const window = inFlightWindow(deps);
+  // Rooms for index bytes (ChainTask.indexRoom) are out with running tasks and with results not
+  // yet written: never more than the window. Once warm, no chain allocates its index bytes.
+  const rooms = new BufferPool(window, INDEX_ROOM_MAX_BYTES);
+  const run: Run = { deps, stats, rooms };
   const ctx: CommitContext = {
     state,
     append: stats.timedAppend(deps.append),
     sync: stats.timedSync(deps.sync ?? (async () => undefined)),
     diagnostics: deps.diagnostics,
     now: deps.now ?? Date.now,
+    reuseIndexBytes: (bytes) => rooms.give(Buffer.from(bytes.buffer, 0, bytes.buffer.byteLength)),
   };
   const compressedEntries: ChainCompressionEntry[] = [];
-  await runAndCommit(deps, plans, ctx, stats, (items, outcomes) => {
+  await runAndCommit(run, plans, window, ctx, (items, outcomes) => {
     outcomes.forEach((outcome, k) => {
       if (!outcome.entry) {
         skipped.push(skipOf(outcome));
@@ -111,7 +118,7 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   // After the closed chains: its refs come after theirs, for any worker count.
   let work: ChainTaskResult | undefined;
   const openChain = await compressOpenChain(deps.openChain, deps.messages, deps.graceKeys ?? new Set(), ctx, async (plan) => {
-    const outcome = await dispatch(deps, plan, stats);
+    const outcome = await dispatch(run, plan);
     if (!outcome.ok) throw outcome.error;
     return (work = outcome.result!);
   });
@@ -119,39 +126,55 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   return { compressedEntries, skipped, stats, openChain };
 }
 
+/** What one compressEligible call's dispatches share. */
+interface Run {
+  deps: CompressEligibleDeps;
+  stats: CompressStats;
+  /** Buffers for index bytes, offered to tasks (ChainTask.indexRoom). */
+  rooms: BufferPool;
+}
+
+/** Index rooms larger than this are not kept (a chain that big gets one of its own each time). */
+const INDEX_ROOM_MAX_BYTES = 32 * 1024 * 1024;
+
+/** Chains dispatched and not yet committed, at most. */
+function inFlightWindow(deps: CompressEligibleDeps): number {
+  // A group plus a few chains per worker: the pool keeps working while a group is committed.
+  return Math.max(deps.maxInFlight ?? COMMIT_GROUP_SIZE + deps.runner.workers * 2, 1);
+}
+
 /**
  * Runs the plans on the pool and commits them strictly in chain order, a group at a time, with at
  * most `window` chains dispatched and not yet committed; `onGroup` hears each group's outcomes.
  */
 async function runAndCommit(
-  deps: CompressEligibleDeps,
+  run: Run,
   plans: ChainPlan[],
+  window: number,
   ctx: CommitContext,
-  stats: CompressStats,
-  onGroup: (items: GroupItem[], outcomes: GroupOutcome[]) => void,
+  onGroup: (items: readonly GroupItem[], outcomes: GroupOutcome[]) => void,
 ): Promise<void> {
   // The group size must not depend on the worker count (see COMMIT_GROUP_SIZE).
-  // A group plus a few chains per worker: the pool keeps working while a group is committed.
-  const window = Math.max(deps.maxInFlight ?? COMMIT_GROUP_SIZE + deps.runner.workers * 2, 1);
   const groupSize = Math.min(COMMIT_GROUP_SIZE, window);
   const pending = new Map<number, Promise<TaskOutcome>>();
   let dispatched = 0;
   const dispatchUpTo = (end: number) => {
-    for (; dispatched < plans.length && dispatched < end; dispatched++) pending.set(dispatched, dispatch(deps, plans[dispatched]!, stats));
+    for (; dispatched < plans.length && dispatched < end; dispatched++) pending.set(dispatched, dispatch(run, plans[dispatched]!));
   };
   dispatchUpTo(window);
-  await deps.whileFirstChainsRun?.();
+  await run.deps.whileFirstChainsRun?.();
   for (let first = 0; first < plans.length; first += groupSize) {
     const last = Math.min(first + groupSize, plans.length);
-    const items: GroupItem[] = [];
+    const group = new GroupCommit(ctx);
     for (let i = first; i < last; i++) {
       // Keep the pool busy: dispatch ahead, never more than `window` uncommitted chains.
       dispatchUpTo(Math.max(i + 1, first + window));
-      items.push(toItem(plans[i]!, await pending.get(i)!));
+      const outcome = await pending.get(i)!;
       pending.delete(i);
+      await group.add(toItem(plans[i]!, outcome));
     }
-    onGroup(items, await commitGroup(ctx, items));
-    deps.onChainDone?.({ done: last, total: plans.length, archivedChars: stats.archivedChars });
+    onGroup(group.items, await group.finish());
+    run.deps.onChainDone?.({ done: last, total: plans.length, archivedChars: run.stats.archivedChars });
   }
 }
 
@@ -200,14 +223,16 @@ function prepareInLane<T>(prepare: () => T | Promise<T>): Promise<T> {
 }
 
 /** Start the worker for a deterministic plan that has fresh outputs; other plans need none. */
-function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressStats): Promise<TaskOutcome> {
+function dispatch({ deps, stats, rooms }: Run, plan: ChainPlan): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
+  // Asked as the task starts in a worker (ChainRunner.run).
+  const room = () => rooms.takeLargest()?.buffer as ArrayBuffer | undefined;
   const run = async (): Promise<DispatchedWork> => {
     if (deps.fileSlice) {
       const fileSlice = deps.fileSlice;
       const slice = await prepareInLane(() => fileSlice(plan));
       plan.inner = [];
-      const result = await deps.runner.run(buildTask(deps, plan, slice));
+      const result = await deps.runner.run(buildTask(deps, plan, slice), room);
       const records = lightRecords(plan.outputs, result.archived ?? []);
       plan.outputs = [];
       return { ...result, records, keys: plan.plannedKeys };
@@ -217,11 +242,11 @@ function dispatch(deps: CompressEligibleDeps, plan: ChainPlan, stats: CompressSt
     const encoded = await prepareInLane(() => encodeSlice(plan.inner));
     // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
     // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-    if (!encoded) return { ...(await deps.runner.run(buildTask(deps, plan, { inner: plan.inner }))), keys: plan.plannedKeys };
+    if (!encoded) return { ...(await deps.runner.run(buildTask(deps, plan, { inner: plan.inner }), room)), keys: plan.plannedKeys };
     stats.stageMs.encode += encoded.busyMs;
     // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
     plan.inner = [];
-    return { ...(await deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.chunks }))), keys: plan.plannedKeys };
+    return { ...(await deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.chunks }), room)), keys: plan.plannedKeys };
   };
   return run().then(
     (result) => ({ ok: true as const, result }),

@@ -33,17 +33,26 @@ export function startPool(workers: number, options: RunnerOptions = {}): ChainRu
   });
   // Tasks wait here, not in piscina's queue, so a deadline starts when its task starts running.
   const slots = new Slots(workers);
-  const timed = <T>(task: ChainTask | ShardTask, bytes: number, transferList: ArrayBuffer[]): Promise<T> =>
-    slots.use(() => pool.run(task, { transferList, signal: AbortSignal.timeout(deadlineMs(bytes)) }) as Promise<T>);
+  const timed = <T>(bytes: number, start: () => { task: ChainTask | ShardTask; transferList: ArrayBuffer[] }): Promise<T> =>
+    slots.use(() => {
+      const { task, transferList } = start();
+      return pool.run(task, { transferList, signal: AbortSignal.timeout(deadlineMs(bytes)) }) as Promise<T>;
+    });
   return {
     workers,
-    run: (task) => {
-      const transferList = (task.encodedSlice ?? []).map((chunk) => chunk.buffer as ArrayBuffer);
-      return timed<ChainTaskResult>(task, chainTaskBytes(task), transferList).catch(deadlineError(`chain ${task.chainStart}`));
-    },
-    scan: (task) => timed<ShardScanWire>(task, task.end - task.start, []).then(decodeShardScan, deadlineError(`shard at byte ${task.start}`)),
+    run: (task, indexRoom) =>
+      timed<ChainTaskResult>(chainTaskBytes(task), () => chainTaskMove(task, indexRoom?.())).catch(deadlineError(`chain ${task.chainStart}`)),
+    scan: (task) => timed<ShardScanWire>(task.end - task.start, () => ({ task, transferList: [] })).then(decodeShardScan, deadlineError(`shard at byte ${task.start}`)),
     close: () => pool.destroy(),
   };
+}
+
+/** A chain task as it is posted, with the buffers it moves to the worker. */
+function chainTaskMove(task: ChainTask, indexRoom: ArrayBuffer | undefined): { task: ChainTask; transferList: ArrayBuffer[] } {
+  const transferList = (task.encodedSlice ?? []).map((chunk) => chunk.buffer as ArrayBuffer);
+  if (!indexRoom) return { task, transferList };
+  transferList.push(indexRoom);
+  return { task: { ...task, indexRoom }, transferList };
 }
 
 /** Bytes a chain task carries or reads (messages sent as objects count by their number). */

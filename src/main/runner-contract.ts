@@ -6,7 +6,11 @@ import type { ShardScan, ShardTask } from "../workers/scan-task.js";
 export interface ChainRunner {
   /** Worker threads in the pool; 0 = inline on the calling thread. */
   readonly workers: number;
-  run(task: ChainTask): Promise<ChainTaskResult>;
+  /**
+   * Runs a chain task. `indexRoom`, when given, is asked for a ChainTask.indexRoom as the task
+   * starts (not while it waits for a worker), so rooms circulate among running tasks only.
+   */
+  run(task: ChainTask, indexRoom?: () => ArrayBuffer | undefined): Promise<ChainTaskResult>;
   /** Reads and parses one shard of a session file (main/scan-session.ts). */
   scan(task: ShardTask): Promise<ShardScan>;
   close(): Promise<void>;

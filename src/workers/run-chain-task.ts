@@ -64,6 +64,7 @@ async function runWithRoom(task: ChainTask, hasher: Hasher, room: (bytes: number
   const indexDataJson = indexDataBytesOf(
     records.map((record) => expandMarkers(JSON.stringify(record), literals)),
     refs,
+    task.indexRoom && Buffer.from(task.indexRoom),
   );
   const { spilledFiles, spilledBytes, archivedChars } = archived;
   const result = { refs, body, indexDataJson, spilledFiles, spilledBytes, archivedChars, timings };
