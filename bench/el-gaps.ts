@@ -1,5 +1,5 @@
 /**
- * `node --max-semi-space-size=2 dist/bench/el-gaps.js SESSION [workers] [gaps.json]`
+ * `node --max-semi-space-size=3 dist/bench/el-gaps.js SESSION [workers] [gaps.json]`
  * Compacts SESSION in this process (compact it on a copy: it is written to), with this process's
  * threads set up as the `chainpress` executable sets them (io/thread-priority.ts), while a 1 ms
  * timer records every event-loop stall over 15 ms and what it was made of: how long the main

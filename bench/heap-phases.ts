@@ -1,5 +1,5 @@
 /**
- * `node --expose-gc --max-semi-space-size=2 dist/bench/heap-phases.js SESSION [workers]`
+ * `node --expose-gc --max-semi-space-size=3 dist/bench/heap-phases.js SESSION [workers]`
  * The main thread's live heap after each step of planning a compaction of SESSION (nothing is
  * written): the scan, the model, chain detection, the "before" measure, the span index and every
  * chain's plan. Each step is followed by two full collections, so a row is what that step left
@@ -22,7 +22,7 @@ import { modelOfCooperatively } from "../src/main/session-model.js";
 const collect = (globalThis as { gc?: () => void }).gc;
 const [file, workersArg] = process.argv.slice(2);
 if (!file || !collect) {
-  console.error("usage: node --expose-gc --max-semi-space-size=2 dist/bench/heap-phases.js SESSION [workers]");
+  console.error("usage: node --expose-gc --max-semi-space-size=3 dist/bench/heap-phases.js SESSION [workers]");
   process.exit(2);
 }
 

@@ -34,7 +34,7 @@ function mixedSession(): SessionBuilder {
 
 /** The runner, counting how each chain task carried its span. */
 function countingRunner(runner: ChainRunner, kinds: string[]): ChainRunner {
-  return { ...runner, run: (task, indexRoom) => (kinds.push(task.fileSlice ? "lines" : "messages"), runner.run(task, indexRoom)) };
+  return { ...runner, run: (task, onStart) => (kinds.push(task.fileSlice ? "lines" : "messages"), runner.run(task, onStart)) };
 }
 
 /** Appended lines with the fields that legitimately vary masked out. */
@@ -166,11 +166,13 @@ describe("bounded memory", () => {
     let peak = 0;
     const runner: ChainRunner = {
       workers: 2,
-      run: async (task) => {
+      run: async (task, onStart) => {
+        // Started at once, as by a free worker: only the window bounds what is in flight.
+        const start = onStart?.() ?? {};
         peak = Math.max(peak, ++inFlight);
         await new Promise((r) => setTimeout(r, 5));
         try {
-          return await inner.run(task);
+          return await inner.run(task, () => start);
         } finally {
           inFlight--;
         }
@@ -193,15 +195,16 @@ describe("bounded memory", () => {
       let reused = 0;
       const runner: ChainRunner = {
         ...inner,
-        run: async (task, indexRoom) => {
+        run: async (task, onStart) => {
           let room: ArrayBuffer | undefined;
           // Slow enough that each chain's index entry is written before the next chain but one starts.
           await new Promise((r) => setTimeout(r, 5));
           const result = await inner.run(task, () => {
             // Asked as the task starts, after the tasks before it ran (the inline runner runs one at a time).
-            room = offerRooms ? indexRoom?.() : undefined;
+            const start = onStart?.() ?? {};
+            room = offerRooms ? start.indexRoom : undefined;
             if (room) offered++;
-            return room;
+            return room ? { indexRoom: room } : {};
           });
           if (room && result.indexDataJson.buffer === room) reused++;
           return result;
@@ -221,6 +224,41 @@ describe("bounded memory", () => {
     expect(recycled!.spills).toEqual(fresh!.spills);
   });
 
+  it("prepares at most one task per worker ahead of the workers: the rest of the window waits unprepared", async () => {
+    const s = new SessionBuilder();
+    for (let c = 0; c < 10; c++) s.chain(`t${c}`, calls(`p${c}`, 2));
+    const file = s.writeTemp();
+    const inner = createChainRunner(0);
+    const queued: Array<() => void> = [];
+    let started = 0;
+    let mostQueued = 0;
+    const runner: ChainRunner = {
+      ...inner,
+      workers: 3,
+      run: async (task, onStart) => {
+        // A pool whose workers are all busy until the test lets a task start.
+        await new Promise<void>((resolve) => {
+          queued.push(resolve);
+          mostQueued = Math.max(mostQueued, queued.length);
+        });
+        started++;
+        return inner.run(task, onStart);
+      },
+    };
+    const run = compressFile(file, { runner, path: "file" });
+    // Let the tasks in one at a time, each once the queue has had time to fill.
+    for (let released = 0; released < 10; released++) {
+      for (let spin = 0; spin < 200 && queued.length === 0; spin++) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 20));
+      queued.shift()?.();
+    }
+    const { result } = await run;
+    expect(result.compressedEntries).toHaveLength(10);
+    expect(started).toBe(10);
+    // The window is 16 + 2 × 3 chains; prepared and waiting were never more than the 3 workers.
+    expect(mostQueued).toBe(3);
+  });
+
   it("writes each chain's index entry as its work arrives, before later chains of its group are done", async () => {
     const s = new SessionBuilder();
     for (let c = 0; c < 6; c++) s.chain(`t${c}`, calls(`g${c}`, 2));
@@ -231,13 +269,13 @@ describe("bounded memory", () => {
     let started = 0;
     const runner: ChainRunner = {
       ...inner,
-      run: async (task, indexRoom) => {
+      run: async (task, onStart) => {
         const k = started++;
         // Chain k waits (a bounded while) until the first k - 1 chains' index entries are on disk:
         // all six chains are one commit group, so only a streaming commit gets them there.
         for (let waited = 0; k > 1 && indexLines() < k - 1 && waited < 3000; waited += 10) await new Promise((r) => setTimeout(r, 10));
         seenBefore.push(indexLines());
-        return inner.run(task, indexRoom);
+        return inner.run(task, onStart);
       },
     };
     const { result } = await compressFile(file, { runner, path: "file" });

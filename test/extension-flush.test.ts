@@ -114,7 +114,7 @@ describe("live flush", () => {
     const passes: number[] = []; // chainStart of the first task of each pass
     host.runtime.runner.get = () => {
       passes.push(-1);
-      return { workers: 0, run: async (task) => (passes.length === 1 ? gate.then(() => inline.run(task)) : inline.run(task)), close: async () => undefined };
+      return { workers: 0, run: async (task, onStart) => (passes.length === 1 ? gate.then(() => inline.run(task, onStart)) : inline.run(task, onStart)), close: async () => undefined };
     };
     // Three replies in a row while the first flush is held: three flush opportunities.
     for (const label of ["c5", "c6", "c7"]) {

@@ -37,7 +37,7 @@ function holdRunner(host: PiHost): () => void {
   const inline = host.runtime.runner.get();
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  host.runtime.runner.get = () => ({ workers: 0, run: async (task) => held.then(() => inline.run(task)), close: async () => undefined });
+  host.runtime.runner.get = () => ({ workers: 0, run: async (task, onStart) => held.then(() => inline.run(task, onStart)), close: async () => undefined });
   return release;
 }
 

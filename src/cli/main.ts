@@ -1,9 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env -S node --max-semi-space-size=3
 /**
  * The `chainpress` executable. The flag: the main thread keeps nearly every entry it builds for
  * the whole run, so a large young generation only adds a second copy of them before promotion; a
  * 2 MB one cut peak RSS at 20x1M from ~300 to ~248 MB with two workers, at the same speed
- * (bench/RESULTS.md). A host that runs chainpress in its own process (pi) keeps its own settings.
+ * (bench/RESULTS.md). 3 MB since the eighth pass: what a chain's commit allocates lives a little
+ * longer than 2 MB of allocation, and promoted it filled the old generation until the next full
+ * collection (200x1M: 580-600 -> 539 MiB; 20x1M and 116 MB: +15 MiB, within budget).
+ * A host that runs chainpress in its own process (pi) keeps its own settings.
  */
 
 import { lowerOtherThreadsPriority } from "../io/thread-priority.js";

@@ -9,7 +9,7 @@ import { startPool } from "./pool-runner.js";
 import type { ChainRunner, RunnerOptions } from "./runner-contract.js";
 import { Slots } from "./task-slots.js";
 
-export { taskDeadlineMs, type ChainRunner, type RunnerOptions } from "./runner-contract.js";
+export { taskDeadlineMs, type ChainRunner, type RunnerOptions, type TaskStart } from "./runner-contract.js";
 
 export function createChainRunner(workers: number, options: RunnerOptions = {}): ChainRunner {
   return workers <= 0 ? inlineRunner() : startPool(workers, options);
@@ -22,11 +22,8 @@ function inlineRunner(): ChainRunner {
   return {
     workers: 0,
     // An "exit" or "hang" fault would end or stop the whole process inline: inline it is a throw.
-    run: (task, indexRoom) =>
-      slots.use(() => {
-        const room = indexRoom?.();
-        return runChainTask({ ...task, ...(room ? { indexRoom: room } : {}), ...(task.fault === "exit" || task.fault === "hang" ? { fault: "throw" as const } : {}) });
-      }),
+    run: (task, onStart) =>
+      slots.use(() => runChainTask({ ...task, ...onStart?.(), ...(task.fault === "exit" || task.fault === "hang" ? { fault: "throw" as const } : {}) })),
     scan: (task) => slots.use(() => scanShard(task)),
     close: async () => undefined,
   };

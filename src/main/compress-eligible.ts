@@ -12,7 +12,7 @@ import { SpanIndex } from "../core/span-index.js";
 import { BufferPool } from "../io/buffer-pool.js";
 import type { ChainTask, ChainTaskResult, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
-import type { ChainRunner } from "./chain-runner.js";
+import type { ChainRunner, TaskStart } from "./chain-runner.js";
 import { GroupCommit, type ChainWork, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
 import { encodeSlice } from "./encode-slice.js";
@@ -21,6 +21,7 @@ import { driveSteps, pauseIfDue } from "./cooperative.js";
 import { lightRecords } from "./light-records.js";
 import { planChain, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
+import { Slots } from "./task-slots.js";
 
 /**
  * Chains committed together (two fsyncs per group). Fixed, not derived from the worker count,
@@ -93,7 +94,7 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   // Rooms for index bytes (ChainTask.indexRoom) are out with running tasks and with results not
   // yet written: never more than the window. Once warm, no chain allocates its index bytes.
   const rooms = new BufferPool(window, INDEX_ROOM_MAX_BYTES);
-  const run: Run = { deps, stats, rooms };
+  const run: Run = { deps, stats, rooms, ready: new Slots(Math.max(1, deps.runner.workers)) };
   const ctx: CommitContext = {
     state,
     append: stats.timedAppend(deps.append),
@@ -132,6 +133,13 @@ interface Run {
   stats: CompressStats;
   /** Buffers for index bytes, offered to tasks (ChainTask.indexRoom). */
   rooms: BufferPool;
+  /**
+   * Places for tasks prepared and not yet started: one per worker, so each has its next task
+   * ready. The rest of the window waits unprepared: a prepared task holds its span's line list
+   * (or its encoding) while it waits, and waiting through collections, those were promoted to the
+   * old generation only to die there (measured at 200x1M: ~20 prepared tasks at any time).
+   */
+  ready: Slots;
 }
 
 /** Index rooms larger than this are not kept (a chain that big gets one of its own each time). */
@@ -223,16 +231,30 @@ function prepareInLane<T>(prepare: () => T | Promise<T>): Promise<T> {
 }
 
 /** Start the worker for a deterministic plan that has fresh outputs; other plans need none. */
-function dispatch({ deps, stats, rooms }: Run, plan: ChainPlan): Promise<TaskOutcome> {
+function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
-  // Asked as the task starts in a worker (ChainRunner.run).
-  const room = () => rooms.takeLargest()?.buffer as ArrayBuffer | undefined;
+  let leave = () => {};
+  // Called as the task starts in a worker (ChainRunner.run).
+  const onStart = (): TaskStart => {
+    leave();
+    const indexRoom = rooms.takeLargest()?.buffer as ArrayBuffer | undefined;
+    return indexRoom ? { indexRoom } : {};
+  };
+  const prepareAndRun = async (): Promise<DispatchedWork> => {
+    leave = await ready.enter();
+    try {
+      return await run();
+    } finally {
+      // A task that failed before it started gives its place back here (leaving twice is a no-op).
+      leave();
+    }
+  };
   const run = async (): Promise<DispatchedWork> => {
     if (deps.fileSlice) {
       const fileSlice = deps.fileSlice;
       const slice = await prepareInLane(() => fileSlice(plan));
       plan.inner = [];
-      const result = await deps.runner.run(buildTask(deps, plan, slice), room);
+      const result = await deps.runner.run(buildTask(deps, plan, slice), onStart);
       const records = lightRecords(plan.outputs, result.archived ?? []);
       plan.outputs = [];
       return { ...result, records, keys: plan.plannedKeys };
@@ -242,13 +264,13 @@ function dispatch({ deps, stats, rooms }: Run, plan: ChainPlan): Promise<TaskOut
     const encoded = await prepareInLane(() => encodeSlice(plan.inner));
     // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
     // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-    if (!encoded) return { ...(await deps.runner.run(buildTask(deps, plan, { inner: plan.inner }), room)), keys: plan.plannedKeys };
+    if (!encoded) return { ...(await deps.runner.run(buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
     stats.stageMs.encode += encoded.busyMs;
     // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
     plan.inner = [];
-    return { ...(await deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.chunks }), room)), keys: plan.plannedKeys };
+    return { ...(await deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
   };
-  return run().then(
+  return prepareAndRun().then(
     (result) => ({ ok: true as const, result }),
     (error: unknown) => ({ ok: false as const, error: error instanceof Error ? error : new Error(String(error)) }),
   );

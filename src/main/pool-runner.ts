@@ -40,8 +40,8 @@ export function startPool(workers: number, options: RunnerOptions = {}): ChainRu
     });
   return {
     workers,
-    run: (task, indexRoom) =>
-      timed<ChainTaskResult>(chainTaskBytes(task), () => chainTaskMove(task, indexRoom?.())).catch(deadlineError(`chain ${task.chainStart}`)),
+    run: (task, onStart) =>
+      timed<ChainTaskResult>(chainTaskBytes(task), () => chainTaskMove(task, onStart?.().indexRoom)).catch(deadlineError(`chain ${task.chainStart}`)),
     scan: (task) => timed<ShardScanWire>(task.end - task.start, () => ({ task, transferList: [] })).then(decodeShardScan, deadlineError(`shard at byte ${task.start}`)),
     close: () => pool.destroy(),
   };

@@ -7,13 +7,18 @@ export interface ChainRunner {
   /** Worker threads in the pool; 0 = inline on the calling thread. */
   readonly workers: number;
   /**
-   * Runs a chain task. `indexRoom`, when given, is asked for a ChainTask.indexRoom as the task
-   * starts (not while it waits for a worker), so rooms circulate among running tasks only.
+   * Runs a chain task. `onStart`, when given, is called as the task starts on a worker (not while
+   * it waits for one), and what it returns goes with the task.
    */
-  run(task: ChainTask, indexRoom?: () => ArrayBuffer | undefined): Promise<ChainTaskResult>;
+  run(task: ChainTask, onStart?: () => TaskStart): Promise<ChainTaskResult>;
   /** Reads and parses one shard of a session file (main/scan-session.ts). */
   scan(task: ShardTask): Promise<ShardScan>;
   close(): Promise<void>;
+}
+
+/** What a chain task gets only as it starts: a buffer that should not wait in a queue. */
+export interface TaskStart {
+  indexRoom?: ArrayBuffer;
 }
 
 export interface RunnerOptions {
