@@ -195,6 +195,8 @@ describe("bounded memory", () => {
       let reused = 0;
       const runner: ChainRunner = {
         ...inner,
+        // Rooms are lent to worker threads only: this runner says it has one (and runs inline).
+        workers: 1,
         run: async (task, onStart) => {
           let room: ArrayBuffer | undefined;
           // Slow enough that each chain's index entry is written before the next chain but one starts.
