@@ -80,8 +80,9 @@ export class ByteSink {
   }
 }
 
-function powerOfTwoAtLeast(bytes: number): number {
-  let size = 64;
+/** The smallest power of two at or above both `bytes` and `floor`: a buffer size that leaves room for a little more next time. */
+export function powerOfTwoAtLeast(bytes: number, floor = 64): number {
+  let size = floor;
   while (size < bytes) size *= 2;
   return size;
 }

@@ -8,6 +8,8 @@
  * back, while a task's refs point into them.
  */
 
+import { powerOfTwoAtLeast } from "../core/byte-sink.js";
+
 export class BufferPool {
   private readonly free: Buffer[] = [];
 
@@ -23,7 +25,7 @@ export class BufferPool {
     const index = this.free.findIndex((buffer) => buffer.length >= bytes);
     if (index >= 0) return this.free.splice(index, 1)[0]!;
     // Rounded up so that a slightly longer chain next time still fits.
-    return Buffer.allocUnsafeSlow(bytes > this.maxBytes ? bytes : Math.min(this.maxBytes, roundUp(bytes)));
+    return Buffer.allocUnsafeSlow(bytes > this.maxBytes ? bytes : Math.min(this.maxBytes, powerOfTwoAtLeast(bytes, 64 * 1024)));
   }
 
   /** The largest buffer kept, if any: for a caller that cannot tell how much it will need. */
@@ -44,11 +46,4 @@ export class BufferPool {
       this.free.length = this.keep;
     }
   }
-}
-
-/** The next power of two at or above 64 KiB. */
-function roundUp(bytes: number): number {
-  let size = 64 * 1024;
-  while (size < bytes) size *= 2;
-  return size;
 }
