@@ -77,6 +77,19 @@ describe("lightenInPlace", () => {
     expect(JSON.stringify(args).slice(0, 200)).toBe(excerptBefore);
   });
 
+  it("with a key to skip, leaves that key's value alone and counts the rest (the scan lightens a message first, then its entry)", () => {
+    const real = entry();
+    const light = entry();
+    const messageChars = lightenInPlace(light.message);
+    const lightMessage = structuredClone(light.message);
+    const rest = lightenInPlace(light, undefined, "message");
+    // Lightening again would not change what was lightened; skipping it saves the walk.
+    expect(light.message).toEqual(lightMessage);
+    expect(messageChars).toBe(JSON.stringify(real.message).length);
+    const withoutMessage = { ...real, message: undefined };
+    expect(rest).toBe(JSON.stringify(withoutMessage).length);
+  });
+
   it("a long synthetic user message is still recognised after lightening", () => {
     const user = { type: "message", id: "u", parentId: null, timestamp: "t", message: { role: "user", content: [{ type: "text", text: `\n\n  <compressed-chain id="b1">${"y".repeat(10_000)}` }], timestamp: 1 } };
     lightenInPlace(user);

@@ -88,12 +88,13 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
  * `JSON.stringify(value).length` of the value as it was, counted on the way (a parsed value holds
  * only objects, arrays, strings, finite numbers, booleans and null, so every node adds its own
  * characters whatever the visiting order). Object keys are never touched. Iterative: parsed JSON
- * may nest deeper than the call stack.
+ * may nest deeper than the call stack. `skipKey`: a key of the top-level object whose value is
+ * neither visited nor counted (one the caller lightened already).
  */
-export function lightenInPlace(value: unknown, refs?: readonly LiteralRef[]): number {
+export function lightenInPlace(value: unknown, refs?: readonly LiteralRef[], skipKey?: string): number {
   refsInUse = refs;
   try {
-    return lightenWalk(value);
+    return lightenWalk(value, skipKey);
   } finally {
     refsInUse = undefined;
   }
@@ -102,13 +103,15 @@ export function lightenInPlace(value: unknown, refs?: readonly LiteralRef[]): nu
 /** The refs of the value being lightened (a module variable: no closure per node on this hot path). */
 let refsInUse: readonly LiteralRef[] | undefined;
 
-function lightenWalk(value: unknown): number {
+function lightenWalk(value: unknown, skipKey: string | undefined): number {
   // Containers still to visit, and (parallel) whether each lies inside a tool call's arguments.
   const queue: Queue = { nodes: [], inArgs: [] };
   lightChild(value, NEVER, queue, false);
   let length = childChars;
+  const top = queue.nodes.length === 1 ? queue.nodes[0] : undefined;
   while (queue.nodes.length > 0) {
     const node = queue.nodes.pop();
+    const skip = node === top ? skipKey : undefined;
     const args = queue.inArgs.pop()!;
     if (Array.isArray(node)) {
       length += node.length > 0 ? node.length + 1 : 2; // brackets and commas
@@ -121,6 +124,7 @@ function lightenWalk(value: unknown): number {
       let keys = 0;
       // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
       for (const key in record) {
+        if (key === skip) continue;
         const child = record[key];
         // Never inside a call's arguments: a retry body quotes their first 200 JSON characters.
         const chars = !args && SUBTREE_KEYS.has(key) && typeof child === "object" && child !== null ? subtreeJsonLength(child) : 0;

@@ -73,7 +73,11 @@ function lightenValue(value: unknown, refs: readonly LiteralRef[]): number | und
   if (!isObject(value)) return undefined;
   const message = value.type === "message" ? value.message : undefined;
   // The message first, measured while it is lightened; the rest of the entry is small by then.
-  const chars = typeof message === "object" && message !== null ? lightenInPlace(message, refs) : undefined;
-  lightenInPlace(value, refs);
+  if (typeof message !== "object" || message === null) {
+    lightenInPlace(value, refs);
+    return undefined;
+  }
+  const chars = lightenInPlace(message, refs);
+  lightenInPlace(value, refs, "message");
   return chars;
 }

@@ -1,5 +1,5 @@
 /**
- * How a shard scan's lines travel from a worker to the main thread: as JSON text (ASCII: every
+ * How a shard scan's lines travel from a worker to the main thread: as JSON text (Latin-1: every
  * other character escaped), a chunk of lines at a time, in one buffer per shard that is moved,
  * not copied. Everything a scanned line holds came from JSON or is a count, so JSON gives it
  * back exactly (a lone surrogate and a `__proto__` key included, which msgpack alters), and V8's
@@ -15,7 +15,7 @@ import type { ScannedLine, ShardScan } from "./scan-task.js";
 /** A ShardScan as posted by the worker. */
 export interface ShardScanWire extends Omit<ShardScan, "lines"> {
   /**
-   * The lines, in order, as ASCII JSON: chunk i is the JSON of an array of ScannedLine, in
+   * The lines, in order, as Latin-1 JSON: chunk i is the JSON of an array of ScannedLine, in
    * `text` from `ends[i - 1]` (or 0) to `ends[i]`. Bytes in a buffer of their own, moved to the
    * main thread, not strings: strings arrive in the main thread's heap all at once, survive there
    * until the builder reaches their shard, and at 200x1M left ~175 MB of dead strings in its old
@@ -38,7 +38,7 @@ const CHUNK_LINES = 128;
  * promote them, and old-generation collections were its largest cost (measured at 20x1M).
  */
 export class ShardPacker {
-  /** Each chunk's ASCII JSON: one character is one byte. */
+  /** Each chunk's Latin-1 JSON: one character is one byte. */
   private readonly chunks: string[] = [];
   private bytes = 0;
   private chunk: ScannedLine[] = [];
@@ -64,24 +64,27 @@ export class ShardPacker {
 
   private flush(): void {
     if (this.chunk.length === 0) return;
-    const json = asciiJson(JSON.stringify(this.chunk));
+    const json = latin1Json(JSON.stringify(this.chunk));
     this.chunks.push(json);
     this.bytes += json.length;
     this.chunk = [];
   }
 }
 
-const NON_ASCII = /[\u0080-\uffff]/g;
+/** Code units Latin-1 cannot hold as one byte. */
+const ABOVE_LATIN1 = /[\u0100-\uffff]/g;
 
 /**
- * The JSON with every non-ASCII code unit written as a \u escape: the same value to JSON.parse
+ * The JSON with every code unit above U+00FF written as a \u escape: the same value to JSON.parse
  * (a pair's halves escaped one by one parse back to the pair), and text the main thread reads as
- * Latin-1, byte for byte. Lightened strings hold placeholders (non-ASCII delimiters), so nearly
- * every chunk had some, and V8 decoded such UTF-8 on its slow path: decoding the whole 20x1M scan
- * on the main thread took 115-121 ms, now 77-88 ms (measured); the escaping is the workers' work.
+ * Latin-1, byte for byte. V8 decodes Latin-1 at memory speed, and UTF-8 holding any non-ASCII
+ * character on its slow path: decoding the whole 20x1M scan on the main thread took 115-121 ms as
+ * UTF-8, 77-88 ms as ASCII (measured). Latin-1 rather than ASCII because the placeholders of
+ * lightened strings (core/light-value.ts) are delimited by U+0091 and U+0092: nearly every line
+ * holds two, and escaping them was 80k replacements of a callback at 20x1M.
  */
-function asciiJson(json: string): string {
-  return json.replace(NON_ASCII, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+function latin1Json(json: string): string {
+  return json.replace(ABOVE_LATIN1, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** The buffers to move with a wire (postMessage's transfer list). */
@@ -96,10 +99,10 @@ export function decodeShardScan(wire: ShardScanWire): ShardScan {
 }
 
 function* decodedLines(text: Uint8Array, ends: readonly number[]): Generator<ScannedLine> {
-  const ascii = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  const latin1 = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   let start = 0;
   for (const end of ends) {
-    for (const line of JSON.parse(ascii.toString("latin1", start, end)) as ScannedLine[]) {
+    for (const line of JSON.parse(latin1.toString("latin1", start, end)) as ScannedLine[]) {
       // JSON writes a missing message length (an entry that is not a message) as null.
       if (line.messageChars?.includes(null as unknown as undefined)) line.messageChars = line.messageChars.map((chars) => chars ?? undefined);
       yield line;
