@@ -3,8 +3,6 @@
  * on the calling thread when `workers` is 0.
  */
 
-import { runChainTask } from "../workers/run-chain-task.js";
-import { scanShard } from "../workers/scan-shard.js";
 import { startPool } from "./pool-runner.js";
 import type { ChainRunner, RunnerOptions } from "./runner-contract.js";
 import { Slots } from "./task-slots.js";
@@ -15,6 +13,14 @@ export function createChainRunner(workers: number, options: RunnerOptions = {}):
   return workers <= 0 ? inlineRunner() : startPool(workers, options);
 }
 
+/**
+ * The worker modules, loaded by the first inline task: a run with a pool never needs them in the
+ * calling thread (the pool's threads load their own).
+ */
+function workerModules() {
+  return Promise.all([import("../workers/run-chain-task.js"), import("../workers/scan-shard.js")]);
+}
+
 function inlineRunner(): ChainRunner {
   // One task at a time, as one worker would: a task that awaits its spill fsyncs must not let the
   // next chains start meanwhile (their spans would all be in memory at once).
@@ -23,8 +29,15 @@ function inlineRunner(): ChainRunner {
     workers: 0,
     // An "exit" or "hang" fault would end or stop the whole process inline: inline it is a throw.
     run: (task, onStart) =>
-      slots.use(() => runChainTask({ ...task, ...onStart?.(), ...(task.fault === "exit" || task.fault === "hang" ? { fault: "throw" as const } : {}) })),
-    scan: (task) => slots.use(() => scanShard(task)),
+      slots.use(async () => {
+        const [{ runChainTask }] = await workerModules();
+        return runChainTask({ ...task, ...onStart?.(), ...(task.fault === "exit" || task.fault === "hang" ? { fault: "throw" as const } : {}) });
+      }),
+    scan: (task) =>
+      slots.use(async () => {
+        const [, { scanShard }] = await workerModules();
+        return scanShard(task);
+      }),
     close: async () => undefined,
   };
 }

@@ -10,9 +10,9 @@
 
 import { performance } from "node:perf_hooks";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import { pack } from "msgpackr";
 import type { AgentMessage } from "../core/session-types.js";
 import { msgpackAlters } from "../core/well-formed.js";
+import { loadMsgpack } from "../io/msgpack-codec.js";
 
 /** Longest stretch of encoding between two yields. */
 export const ENCODE_SLICE_BUDGET_MS = 4;
@@ -32,6 +32,7 @@ export interface EncodedSlice {
  * surrogate, a `__proto__` key): the caller then sends the messages by structured clone.
  */
 export async function encodeSlice(messages: readonly AgentMessage[]): Promise<EncodedSlice | undefined> {
+  const { pack } = await loadMsgpack();
   const chunks: Uint8Array[] = [];
   let batch: Uint8Array[] = [];
   let batchBytes = 0;

@@ -6,7 +6,6 @@
  */
 
 import { performance } from "node:perf_hooks";
-import { unpackMultiple } from "msgpackr";
 import { buildRef, indexDataBytesOf, type SpillFields } from "../core/chain-entry.js";
 import { argsExcerpt, buildDeterministicBody } from "../core/deterministic-body.js";
 import { loadHasher, type Hasher } from "../core/digest.js";
@@ -20,6 +19,7 @@ import type { ArchivedFacts, ChainTask, ChainTaskResult, SpillSettings, TaskTimi
 import { archiveRecords } from "./archive-records.js";
 import { readFileSlice } from "./read-file-slice.js";
 import { BufferPool } from "../io/buffer-pool.js";
+import { loadMsgpack } from "../io/msgpack-codec.js";
 
 /** The buffers a span is read into: per thread, and several because an inline run overlaps its tasks. */
 const spanBuffers = new BufferPool(2, 32 * 1024 * 1024);
@@ -45,7 +45,7 @@ async function runWithRoom(task: ChainTask, hasher: Hasher, room: (bytes: number
   const timings: TaskTimings = { decode: 0, extract: 0, hash: 0, spill: 0, body: 0 };
   let t = performance.now();
   const literals: LiteralRef[] = [];
-  const inner = sliceMessages(task, literals, hasher, room);
+  const inner = await sliceMessages(task, literals, hasher, room);
   t = lap(timings, "decode", t);
   const outputs = extractPlanned(task, inner);
   t = lap(timings, "extract", t);
@@ -93,10 +93,12 @@ function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {
 }
 
 /** The span's messages, from wherever the task carries them. */
-function sliceMessages(task: ChainTask, literals: LiteralRef[], hasher: Hasher, room: (bytes: number) => Buffer): AgentMessage[] {
+async function sliceMessages(task: ChainTask, literals: LiteralRef[], hasher: Hasher, room: (bytes: number) => Buffer): Promise<AgentMessage[]> {
   // Spill paths (in the records, next to markers) name the blob folder: it must not mention one.
   if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart, literals, hasher, !mentionsMarker(Buffer.from(task.spill.blobDir)), room);
-  return task.inner ?? (task.encodedSlice ?? []).flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);
+  if (task.inner) return task.inner;
+  const { unpackMultiple } = await loadMsgpack();
+  return (task.encodedSlice ?? []).flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);
 }
 
 function lap(timings: TaskTimings, stage: keyof TaskTimings, since: number): number {
