@@ -30,6 +30,13 @@ describe("the chainpress executable", () => {
     for (const flag of cliNodeFlags(CLI)) expect(flag).toMatch(/^--/);
   });
 
+  it("`npm start` runs the default job with those same flags", () => {
+    const scripts = (JSON.parse(fs.readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
+    const command = scripts.start!.split("&&").map((part) => part.trim().split(/\s+/)).find((words) => words[0] === "node")!;
+    expect(command.at(-1)).toBe("dist/src/cli/start-default.js");
+    expect(command.slice(1, -1)).toEqual(cliNodeFlags(CLI));
+  });
+
   it("compacts a session when run through its shebang", () => {
     const [command, ...args] = shebang();
     const dir = tempDir("chainpress-exec-");

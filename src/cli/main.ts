@@ -1,6 +1,16 @@
-#!/usr/bin/env -S node --max-semi-space-size=3
+#!/usr/bin/env -S node --max-semi-space-size=3 --interrupt-budget=300000
 /**
- * The `chainpress` executable. The flag: the main thread keeps nearly every entry it builds for
+ * The `chainpress` executable. `npm start` runs src/cli/start-default.ts with the same flags.
+ *
+ * --interrupt-budget: V8 optimises a function with TurboFan once it has run this much bytecode
+ * (default 67584). A compaction runs many loops that pass over the session once (the builder,
+ * chain detection, planning, the context measures) and a worker's hot code once per isolate; with
+ * the default, their optimising compiles were 26-28% of the whole CPU time at 20x1M, inline and
+ * with 2 workers alike (perf, `v8::internal::compiler::*`), for loops that ended soon after. 4.4x
+ * that budget leaves the short-lived ones to the baseline tiers: 20x1M with 2 workers, CPU
+ * 2.55-2.71 -> 2.17-2.29 s and wall -12 to -14%; 116 MB -5%; 200x1M unchanged (bench/RESULTS.md).
+ *
+ * --max-semi-space-size: the main thread keeps nearly every entry it builds for
  * the whole run, so a large young generation only adds a second copy of them before promotion; a
  * 2 MB one cut peak RSS at 20x1M from ~300 to ~248 MB with two workers, at the same speed
  * (bench/RESULTS.md). 3 MB since the eighth pass: what a chain's commit allocates lives a little
