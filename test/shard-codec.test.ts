@@ -53,6 +53,27 @@ describe("shard scan hand-off", () => {
     expect(inline[6]!.messageChars).toEqual([undefined, expect.any(Number)]);
   });
 
+  it("writes the same text and chunk ends whatever room it starts with (it grows as chunks come)", async () => {
+    // Enough lines for several chunks, so a small packer grows more than once.
+    const lines = [header];
+    for (let i = 0; i < 700; i++) lines.push(`{"type":"message","id":"m${i}","parentId":${i === 0 ? "null" : `"m${i - 1}"`},"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"turn ${i} ✓ ${"x".repeat(i % 90)}"}],"timestamp":${i}}}`);
+    const file = writeTemp(lines.join("\n") + "\n");
+    const task: ShardTask = { kind: "scan-shard", file, start: 0, end: fs.statSync(file).size, maxLineBytes: DEFAULT_MAX_LINE_BYTES };
+    const wires = [];
+    for (const room of [1, 4096, 10 * 1024 * 1024]) {
+      const packer = new ShardPacker(room);
+      wires.push(packer.finish(await scanShardInto(task, (line) => packer.add(line))));
+    }
+    expect(wires[0]!.ends.length).toBeGreaterThan(4);
+    for (const wire of wires.slice(1)) {
+      expect(wire.ends).toEqual(wires[0]!.ends);
+      expect(Buffer.from(wire.text).equals(Buffer.from(wires[0]!.text))).toBe(true);
+      // Exactly the text's size: the buffer moved to the main thread carries no slack.
+      expect(wire.text.buffer.byteLength).toBe(wire.ends.at(-1));
+    }
+    expect([...decodeShardScan(wires[0]!).lines]).toEqual([...(await scanShard(task)).lines]);
+  });
+
   it("keeps own __proto__ keys as data and lone surrogates as they are", async () => {
     const file = trickyFile();
     const decoded = await throughCodec({ kind: "scan-shard", file, start: 0, end: fs.statSync(file).size, maxLineBytes: DEFAULT_MAX_LINE_BYTES });

@@ -35,13 +35,21 @@ const CHUNK_LINES = 128;
 /**
  * Serialises a shard's lines a chunk at a time as they are scanned, so that no more than a chunk
  * of parsed lines is alive at once: holding a whole shard's made a worker's young generation
- * promote them, and old-generation collections were its largest cost (measured at 20x1M).
+ * promote them, and old-generation collections were its largest cost (measured at 20x1M). Each
+ * chunk's text is written into the shard's buffer at once, outside the heap: kept as strings
+ * until the shard ended, they outlived the worker's scavenges and were promoted too.
  */
 export class ShardPacker {
-  /** Each chunk's Latin-1 JSON: one character is one byte. */
-  private readonly chunks: string[] = [];
-  private bytes = 0;
+  /** The chunks' Latin-1 JSON, one character a byte, back to back. */
+  private text: Buffer;
+  private used = 0;
+  private readonly ends: number[] = [];
   private chunk: ScannedLine[] = [];
+
+  /** `expectedBytes`: a guess of the text's size (it grows by doubling past it). */
+  constructor(expectedBytes = 256 * 1024) {
+    this.text = Buffer.allocUnsafeSlow(Math.max(1024, expectedBytes));
+  }
 
   add(line: ScannedLine): void {
     this.chunk.push(line);
@@ -52,22 +60,24 @@ export class ShardPacker {
     this.flush();
     // One buffer of exactly the text's size, its own (never a slice of a shared pool): it is
     // moved, not copied, to the main thread.
-    const text = Buffer.from(new ArrayBuffer(this.bytes));
-    const ends: number[] = [];
-    let offset = 0;
-    for (const chunk of this.chunks) {
-      offset += text.write(chunk, offset, "latin1");
-      ends.push(offset);
-    }
-    return { ...rest, text: new Uint8Array(text.buffer), ends };
+    const text = new Uint8Array(new ArrayBuffer(this.used));
+    text.set(this.text.subarray(0, this.used));
+    return { ...rest, text, ends: this.ends };
   }
 
   private flush(): void {
     if (this.chunk.length === 0) return;
     const json = latin1Json(JSON.stringify(this.chunk));
-    this.chunks.push(json);
-    this.bytes += json.length;
     this.chunk = [];
+    if (this.used + json.length > this.text.length) this.grow(this.used + json.length);
+    this.used += this.text.write(json, this.used, "latin1");
+    this.ends.push(this.used);
+  }
+
+  private grow(atLeast: number): void {
+    const bigger = Buffer.allocUnsafeSlow(Math.max(atLeast, this.text.length * 2));
+    bigger.set(this.text.subarray(0, this.used));
+    this.text = bigger;
   }
 }
 
