@@ -21,6 +21,7 @@ import { handleTurnEnd } from "./open-chain-step.js";
 import { registerQueryTool } from "./query-tool.js";
 import { guard, notify } from "./report.js";
 import { applySettings, createRuntime, type Chainpress, type ChainpressOptions } from "./runtime.js";
+import { loadMsgpack } from "../io/msgpack-codec.js";
 import { loadSettings, resolveAgentDir } from "../io/settings-file.js";
 import { refreshStatusLine } from "./status.js";
 
@@ -34,6 +35,10 @@ export default function chainpress(pi: ExtensionAPI): void {
 /** The factory with its dependencies explicit (tests pass their own agent dir and runner). */
 export function createChainpress(pi: ExtensionAPI, options: ChainpressOptions): Chainpress {
   const runtime = createRuntime(pi, options);
+  // The live flush encodes with msgpackr: loaded now, while pi starts, not in the first flush,
+  // where its loading (~10-20 ms, measured) would stall pi's UI. A failure is not lost: the
+  // flush awaits this same promise and reports it.
+  loadMsgpack().catch(() => undefined);
   pi.on("session_start", (_event, ctx) => guard(runtime, ctx, "session start", undefined, () => startSession(runtime, ctx)));
   pi.on("session_tree", (_event, ctx) => guard(runtime, ctx, "tree navigation", undefined, () => reloadBranch(runtime, ctx)));
   pi.on("context", (event, ctx) => handleContext(runtime, event, ctx));
