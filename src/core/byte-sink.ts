@@ -43,6 +43,13 @@ export class ByteSink {
     return this.used - start;
   }
 
+  /** Appends `text` one byte a character; every code unit must be below U+0100. Returns the bytes written. */
+  addLatin1(text: string): number {
+    this.reserve(text.length);
+    this.used += this.buffer.write(text, this.used, "latin1");
+    return text.length;
+  }
+
   addBytes(bytes: Uint8Array): number {
     this.reserve(bytes.length);
     this.buffer.set(bytes, this.used);
