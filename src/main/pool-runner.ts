@@ -11,6 +11,7 @@ import { Piscina } from "piscina";
 import type { ChainTask, ChainTaskResult } from "../workers/chain-task.js";
 import type { ShardTask } from "../workers/scan-task.js";
 import { decodeShardScan, type ShardScanWire } from "../workers/shard-codec.js";
+import { PoolBoot } from "./pool-boot.js";
 import { taskDeadlineMs, type ChainRunner, type RunnerOptions } from "./runner-contract.js";
 import { Slots } from "./task-slots.js";
 
@@ -31,6 +32,7 @@ export function startPool(workers: number, options: RunnerOptions = {}): ChainRu
     idleTimeout: 5_000,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
+  const boot = new PoolBoot(pool);
   // Tasks wait here, not in piscina's queue, so a deadline starts when its task starts running.
   const slots = new Slots(workers);
   const timed = <T>(bytes: number, start: () => { task: ChainTask | ShardTask; transferList: ArrayBuffer[] }): Promise<T> =>
@@ -43,7 +45,10 @@ export function startPool(workers: number, options: RunnerOptions = {}): ChainRu
     run: (task, onStart) =>
       timed<ChainTaskResult>(chainTaskBytes(task), () => chainTaskMove(task, onStart?.().indexRoom)).catch(deadlineError(`chain ${task.chainStart}`)),
     scan: (task) => timed<ShardScanWire>(task.end - task.start, () => ({ task, transferList: [] })).then(decodeShardScan, deadlineError(`shard at byte ${task.start}`)),
-    close: () => pool.destroy(),
+    close: async () => {
+      await boot.settled();
+      await pool.destroy();
+    },
   };
 }
 

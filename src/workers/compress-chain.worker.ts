@@ -5,13 +5,15 @@
  * never imports worker internals.
  */
 
-import { move, transferableSymbol, valueSymbol } from "piscina";
+import { parentPort, threadId } from "node:worker_threads";
+import { move, Piscina, transferableSymbol, valueSymbol } from "piscina";
 import { lowerThisThreadsPriority } from "../io/thread-priority.js";
 import type { ChainTask, ChainTaskResult } from "./chain-task.js";
 import { runChainTask } from "./run-chain-task.js";
 import { scanShardInto } from "./scan-shard.js";
 import type { ShardTask } from "./scan-task.js";
 import { ShardPacker, wireTransferList, type ShardScanWire } from "./shard-codec.js";
+import { workerLoaded } from "./worker-loaded.js";
 
 // Once per thread, when piscina loads this module into it.
 lowerThisThreadsPriority();
@@ -34,3 +36,10 @@ export default async function runWorkerTask(task: ChainTask | ShardTask): Promis
 function moved<T extends object>(value: T, buffers: ArrayBuffer[]): T {
   return move({ [transferableSymbol]: buffers, [valueSymbol]: value }) as unknown as T;
 }
+
+// Said once piscina's require() of this module has returned: not in the module's body, since Node
+// still builds the module's CommonJS facade after it runs, and not in a later macrotask, which an
+// idle piscina thread (blocked in Atomics.wait) would never reach. From then on the pool may
+// terminate this thread without aborting the process (main/pool-boot.ts). Not in the inline
+// runner (the calling thread), nor in a thread piscina does not own.
+if (Piscina.isWorkerThread) queueMicrotask(() => parentPort?.postMessage(workerLoaded(threadId)));
