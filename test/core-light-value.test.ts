@@ -90,6 +90,21 @@ describe("lightenInPlace", () => {
     expect(rest).toBe(JSON.stringify(withoutMessage).length);
   });
 
+  it("keeps a head only in a user message's texts: an assistant's text and thinking and a tool result keep none", () => {
+    const text = `\n  ${"The answer is in the second file. ".repeat(40)}`;
+    const user = { role: "user", content: [{ type: "text", text }], timestamp: 1 };
+    const assistant = { role: "assistant", content: [{ type: "thinking", thinking: text }, { type: "text", text }], timestamp: 2 };
+    const result = { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "text", text }], isError: false, timestamp: 3 };
+    const real = structuredClone([user, assistant, result]);
+    for (const message of [user, assistant, result]) lightenInPlace(message);
+    expect(user.content[0]!.text.startsWith(text.slice(0, 3 + LIGHT_KEEP_CHARS))).toBe(true);
+    for (const light of [assistant.content[0]!.thinking, assistant.content[1]!.text, result.content[0]!.text]) {
+      expect(light).toMatch(/^\u0091\d+\u0092$/);
+    }
+    // The measure is the same whatever was kept.
+    [user, assistant, result].forEach((message, i) => expect(realJsonLength(message)).toBe(JSON.stringify(real[i]).length));
+  });
+
   it("a long synthetic user message is still recognised after lightening", () => {
     const user = { type: "message", id: "u", parentId: null, timestamp: "t", message: { role: "user", content: [{ type: "text", text: `\n\n  <compressed-chain id="b1">${"y".repeat(10_000)}` }], timestamp: 1 } };
     lightenInPlace(user);

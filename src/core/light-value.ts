@@ -3,12 +3,13 @@
  * outputs, message texts and thinking, file contents in arguments, image data) were replaced
  * where they were parsed, in a worker, by a short placeholder. Only strings known to be bulk are
  * lightened; identifiers, names, paths, timestamps and every other field stay exactly as they are
- * (an id or a session id that changed would change what is written). A lightened string keeps its
- * first 64 characters after leading whitespace (the `<compressed-chain` test), 256 inside
- * tool-call arguments (a retry body quotes the first 200 JSON characters of a call's arguments),
- * and a `path` argument up to PATH_MAX stays whole (protection globs match whole paths). The
- * placeholder carries how many JSON characters it stands in for, so a context measured on
- * lightened messages equals the one measured on the real messages.
+ * (an id or a session id that changed would change what is written). A lightened string keeps no
+ * head, except in a user message, whose texts keep their first 64 characters after leading
+ * whitespace (the `<compressed-chain` test), and inside tool-call arguments, which keep 256 (a
+ * retry body quotes the first 200 JSON characters of a call's arguments); a `path` argument up to
+ * PATH_MAX stays whole (protection globs match whole paths). The placeholder carries how many JSON
+ * characters it stands in for, so a context measured on lightened messages equals the one
+ * measured on the real messages.
  *
  * A lightened value must never be written anywhere: it is an index, not the data.
  *
@@ -18,7 +19,12 @@
 
 import { refOf, refPrefix, refText, resolvedJsonLength, type LiteralRef } from "./literal-refs.js";
 
-/** Characters kept in front of a placeholder, after leading whitespace. */
+/**
+ * Characters kept in front of a placeholder in a user message's texts, after leading whitespace;
+ * also the length up to which any bulk string stays whole. Nothing else reads the head of an
+ * assistant's text, a thinking block or a tool result on the main thread (lengths come from the
+ * placeholders): kept there too, the heads were ~8% of the peak RSS at 200x1M (measured).
+ */
 export const LIGHT_KEEP_CHARS = 64;
 /** The same inside tool-call arguments (`arguments`, `input`, `args` of calls and records). */
 export const LIGHT_ARGS_KEEP_CHARS = 256;
@@ -51,7 +57,8 @@ const PLACEHOLDER_MAX_CHARS = 18;
  */
 export function lightString(text: string, max = LIGHT_KEEP_CHARS, keep = Math.min(max, LIGHT_KEEP_CHARS), textJsonLength = jsonStringLength(text)): string {
   if (text.length <= max) return text;
-  const lead = text.length - text.trimStart().length;
+  // Leading whitespace is kept only in front of a head.
+  const lead = keep === 0 ? 0 : text.length - text.trimStart().length;
   // Nothing worth cutting (mostly leading whitespace): the text stays whole.
   if (lead + keep + PLACEHOLDER_MAX_CHARS >= text.length) return text;
   const head = text.slice(0, lead + keep);
@@ -104,23 +111,26 @@ export function lightenInPlace(value: unknown, refs?: readonly LiteralRef[], ski
 let refsInUse: readonly LiteralRef[] | undefined;
 
 function lightenWalk(value: unknown, skipKey: string | undefined): number {
-  // Containers still to visit, and (parallel) whether each lies inside a tool call's arguments.
-  const queue: Queue = { nodes: [], inArgs: [] };
-  lightChild(value, NEVER, queue, false);
+  // Containers still to visit, and (parallel) what each lies inside (IN_CALL_ARGS, IN_USER).
+  const queue: Queue = { nodes: [], modes: [] };
+  lightChild(value, NEVER, queue, 0);
   let length = childChars;
   const top = queue.nodes.length === 1 ? queue.nodes[0] : undefined;
   while (queue.nodes.length > 0) {
     const node = queue.nodes.pop();
     const skip = node === top ? skipKey : undefined;
-    const args = queue.inArgs.pop()!;
+    let mode = queue.modes.pop()!;
+    const args = (mode & IN_CALL_ARGS) !== 0;
     if (Array.isArray(node)) {
       length += node.length > 0 ? node.length + 1 : 2; // brackets and commas
       for (let i = 0; i < node.length; i++) {
-        node[i] = lightChild(node[i], args ? IN_ARGS : NEVER, queue, args);
+        node[i] = lightChild(node[i], args ? IN_ARGS : NEVER, queue, mode);
         length += childChars;
       }
     } else {
       const record = node as Record<string, unknown>;
+      if (record.role === "user") mode |= IN_USER;
+      const bulk = (mode & IN_USER) !== 0 ? USER_BULK : BULK;
       let keys = 0;
       // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
       for (const key in record) {
@@ -136,8 +146,8 @@ function lightenWalk(value: unknown, skipKey: string | undefined): number {
           continue;
         }
         const childArgs = args || ARGS_KEYS.has(key);
-        const rule = childArgs ? (key === "path" ? PATH : IN_ARGS) : BULK_KEYS.has(key) ? BULK : NEVER;
-        record[key] = lightChild(record[key], rule, queue, childArgs);
+        const rule = childArgs ? (key === "path" ? PATH : IN_ARGS) : BULK_KEYS.has(key) ? bulk : NEVER;
+        record[key] = lightChild(record[key], rule, queue, childArgs ? mode | IN_CALL_ARGS : mode);
         length += keyJsonLength(key) + 1 + childChars;
         keys++;
       }
@@ -153,7 +163,8 @@ interface Rule {
   keep: number;
 }
 const NEVER: Rule = { max: Number.POSITIVE_INFINITY, keep: 0 };
-const BULK: Rule = { max: LIGHT_KEEP_CHARS, keep: LIGHT_KEEP_CHARS };
+const BULK: Rule = { max: LIGHT_KEEP_CHARS, keep: 0 };
+const USER_BULK: Rule = { max: LIGHT_KEEP_CHARS, keep: LIGHT_KEEP_CHARS };
 const IN_ARGS: Rule = { max: LIGHT_ARGS_KEEP_CHARS, keep: LIGHT_ARGS_KEEP_CHARS };
 const PATH: Rule = { max: LIGHT_PATH_MAX, keep: LIGHT_ARGS_KEEP_CHARS };
 
@@ -162,14 +173,18 @@ let childChars = 0;
 
 interface Queue {
   nodes: unknown[];
-  inArgs: boolean[];
+  modes: number[];
 }
+
+/** What a container lies inside (bit flags of a queue's `modes`). */
+const IN_CALL_ARGS = 1;
+const IN_USER = 2;
 
 /**
  * A child lightened (a string, by `rule`) or queued (a container, counted when visited); sets
  * `childChars` to the JSON characters it adds by itself.
  */
-function lightChild(child: unknown, rule: Rule, queue: Queue, inArgs: boolean): unknown {
+function lightChild(child: unknown, rule: Rule, queue: Queue, mode: number): unknown {
   if (typeof child === "string") {
     const ref = refsInUse === undefined ? undefined : refOf(child, refsInUse);
     if (ref !== undefined) {
@@ -181,7 +196,7 @@ function lightChild(child: unknown, rule: Rule, queue: Queue, inArgs: boolean): 
   }
   if (typeof child === "object" && child !== null) {
     queue.nodes.push(child);
-    queue.inArgs.push(inArgs);
+    queue.modes.push(mode);
     childChars = 0;
     return child;
   }
@@ -195,6 +210,7 @@ function lightChild(child: unknown, rule: Rule, queue: Queue, inArgs: boolean): 
  */
 function lightRef(ref: LiteralRef, rule: Rule): string {
   if (ref.units <= rule.max) return refText(ref);
+  if (rule.keep === 0) return placeholderWorth(ref.jsonLength - jsonStringLength(""));
   let prefix = refPrefix(ref, rule.keep + PLACEHOLDER_MAX_CHARS + 1);
   // Leading whitespace is kept on top of the head: read on until the prefix has more than that.
   while (prefix.trimStart() === "" && prefix.length < ref.units) prefix = refPrefix(ref, prefix.length * 2);
