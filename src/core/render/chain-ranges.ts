@@ -115,26 +115,44 @@ interface SpanContent {
   actualIds: Set<string>;
 }
 
-function* scanSpan(messages: readonly AgentMessage[], range: AcceptedRange, dropped: Dropped): Steps<SpanContent> {
+function* scanSpan(messages: readonly AgentMessage[], range: AcceptedRange): Steps<SpanContent> {
   const protectedIds = new Set(range.entry.protectedToolCallIds ?? []);
   const content: SpanContent = { protectedOutputs: [], actualIds: new Set() };
   for (let i = range.startIndex + 1; i < range.endIndex; i++) {
     if (stepDue(i)) yield;
     const message = messages[i]!;
     if (message.role === "assistant") {
-      for (const call of toolCallParts(message)) {
-        content.actualIds.add(call.id);
-        dropped.ids.add(call.id);
-      }
+      for (const call of toolCallParts(message)) content.actualIds.add(call.id);
     } else if (message.role === "toolResult") {
       const result = message as ToolResultMessage;
       content.actualIds.add(result.toolCallId);
-      dropped.ids.add(result.toolCallId);
-      dropped.keys.add(occurrenceKey(result.toolCallId, resultTimestampOf(result.timestamp)));
       if (protectedIds.has(result.toolCallId)) content.protectedOutputs.push({ tool: result.toolName, text: contentText(result.content) });
     }
   }
   return content;
+}
+
+/**
+ * What the accepted spans drop, collected only when a per-batch summary outside them needs it:
+ * a session with none (every deterministic one) never builds these sets, which at 200x1M held
+ * 128k occurrence keys and 250k ids per render.
+ */
+function* droppedBy(messages: readonly AgentMessage[], ranges: readonly AcceptedRange[]): Steps<Dropped> {
+  const dropped: Dropped = { keys: new Set(), ids: new Set() };
+  for (const range of ranges) {
+    for (let i = range.startIndex + 1; i < range.endIndex; i++) {
+      if (stepDue(i)) yield;
+      const message = messages[i]!;
+      if (message.role === "assistant") {
+        for (const call of toolCallParts(message)) dropped.ids.add(call.id);
+      } else if (message.role === "toolResult") {
+        const result = message as ToolResultMessage;
+        dropped.ids.add(result.toolCallId);
+        dropped.keys.add(occurrenceKey(result.toolCallId, resultTimestampOf(result.timestamp)));
+      }
+    }
+  }
+  return dropped;
 }
 
 /** The recorded ids and the ids found differ: informational, the range is applied anyway. */
@@ -245,17 +263,21 @@ interface EmitPlan {
   ends: Set<number>;
   /** 1 for every index strictly inside an accepted span. */
   inside: Uint8Array;
-  dropped: Dropped;
+  ranges: readonly AcceptedRange[];
+  /** What the spans drop, once a per-batch summary needed it. */
+  dropped?: Dropped;
 }
 
 function* emit(messages: AgentMessage[], plan: EmitPlan, options: ChainRenderOptions): Steps<AgentMessage[]> {
   const out: AgentMessage[] = [];
   let changed = false;
-  const checkSummaries = plan.dropped.ids.size > 0;
   for (let index = 0; index < messages.length; index++) {
     if (stepDue(index)) yield;
     const message = messages[index]!;
-    const drop = plan.inside[index] === 1 ? droppedInsideSpan(message) : checkSummaries && isPerBatchSummary(message) && summaryOverlapsDropped(message, plan.dropped);
+    let drop: boolean;
+    if (plan.inside[index] === 1) drop = droppedInsideSpan(message);
+    else if (isPerBatchSummary(message)) drop = summaryOverlapsDropped(message, (plan.dropped ??= yield* droppedBy(messages, plan.ranges)));
+    else drop = false;
     if (drop) {
       changed = true;
       continue;
@@ -289,9 +311,9 @@ export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneSta
   if (ranges.length === 0) return { messages, diagnostics };
   const present = yield* presentSyntheticIds(messages);
   const bodyOfBlock = blockBodyLookup(state);
-  const plan: EmitPlan = { insertAfter: new Map(), ends: new Set(), inside: new Uint8Array(messages.length), dropped: { keys: new Set(), ids: new Set() } };
+  const plan: EmitPlan = { insertAfter: new Map(), ends: new Set(), inside: new Uint8Array(messages.length), ranges };
   for (const range of ranges) {
-    const span = yield* scanSpan(messages, range, plan.dropped);
+    const span = yield* scanSpan(messages, range);
     plan.inside.fill(1, range.startIndex + 1, range.endIndex);
     plan.ends.add(range.endIndex);
     // An already-rendered span holds no tool ids any more: comparing it would only report noise.
