@@ -125,6 +125,27 @@ describe("phase 1: which results are stubbed", () => {
     expect(out[1]).toBe(withoutCall[1]);
   });
 
+  it("sees the args of the latest call with a result's id even when that call lies where results are dropped", () => {
+    const state = new PruneState();
+    state.indexRecord(record("c1", "read", "skill text", 1020), { seedDedup: true });
+    state.indexRecord(record("c1", "read", "skill text", 3020), { seedDedup: true });
+    const isProtected = makeProtectionPredicate({ protectedTools: [], protectedPaths: ["**/skills/**/*.md"] });
+    // The id is reused: the first call (a plain file) and its result are inside a compressed span,
+    // the second call (a skill) too, and only the second result is outside it.
+    const messages: AgentMessage[] = [
+      assistantCalls([{ id: "c1", name: "read", args: { path: "/home/u/notes.md" } }], 1010),
+      toolResult("c1", "read", "skill text", 1020),
+      assistantCalls([{ id: "c1", name: "read", args: { path: "/home/u/skills/x/SKILL.md" } }], 3010),
+      toolResult("c1", "read", "skill text", 3020),
+    ];
+    const dropped = Uint8Array.of(1, 1, 1, 0);
+    expect(stubArchivedResults(messages, state, { isProtected, graceKeys: new Set(), dropped })).toBe(messages);
+    // Every archived result dropped: nothing to stub, the input array comes back.
+    const allDropped = Uint8Array.of(1, 1, 1, 1);
+    expect(stubArchivedResults(messages, state, { isProtected: () => false, graceKeys: new Set(), dropped: allDropped })).toBe(messages);
+    expect(stubArchivedResults(messages, state, { isProtected: () => false, graceKeys: new Set(), dropped })[3]).not.toBe(messages[3]);
+  });
+
   it("leaves a result in the recovery-grace set visible", () => {
     const state = new PruneState();
     state.indexRecord(record("q1", "context_tree_query", "recovered", 4000), { seedDedup: true });

@@ -87,16 +87,19 @@ function isSameStub(result: ToolResultMessage, text: string): boolean {
   );
 }
 
-/** The stub text for one result, or undefined when it must stay as it is. */
-function stubFor(result: ToolResultMessage, state: PruneState, options: StubOptions, callArgs: Map<string, unknown>): string | undefined {
+/** The archived record a result would be stubbed from, or undefined when it stays as it is (before the protection re-check). */
+function archivedFor(result: ToolResultMessage, state: PruneState, options: StubOptions): Archived | undefined {
   const id = result.toolCallId;
   if (typeof id !== "string" || id === "") return undefined;
   const key = occurrenceKey(id, resultTimestampOf(result.timestamp));
   if (options.graceKeys.has(key)) return undefined;
-  const archived = archivedRecord(state, key, id);
-  if (!archived) return undefined;
+  return archivedRecord(state, key, id);
+}
+
+/** The stub text for a result archivedFor found, or undefined when it must stay as it is. */
+function stubFor(result: ToolResultMessage, archived: Archived, state: PruneState, options: StubOptions, callArgs: Map<string, unknown>): string | undefined {
   // Without the call's args only the tool-name rule can match; path rules need the args.
-  if (options.isProtected(archived.record.toolName, callArgs.get(id))) return undefined;
+  if (options.isProtected(archived.record.toolName, callArgs.get(result.toolCallId))) return undefined;
   const ref = state.displayRef(archived.refKey);
   const spillPath = archived.record.spillPath;
   const shownPath = spillPath && options.spillPathOf ? options.spillPathOf(spillPath) : spillPath;
@@ -111,20 +114,43 @@ export function stubArchivedResults(messages: AgentMessage[], state: PruneState,
   return runSteps(stubArchivedResultsSteps(messages, state, options));
 }
 
-/** stubArchivedResults, pausable (core/steps.ts). */
+/** stubArchivedResultsSteps' first pass: the results that may get a stub, by position. */
+function* stubCandidatesSteps(messages: AgentMessage[], state: PruneState, options: StubOptions): Steps<Map<number, Archived>> {
+  const candidates = new Map<number, Archived>();
+  for (let index = 0; index < messages.length; index++) {
+    if (stepDue(index)) yield;
+    const message = messages[index]!;
+    if (message.role !== "toolResult" || options.dropped?.[index] === 1) continue;
+    const archived = archivedFor(message as ToolResultMessage, state, options);
+    if (archived) candidates.set(index, archived);
+  }
+  return candidates;
+}
+
+/**
+ * stubArchivedResults, pausable (core/steps.ts). Two passes: the results that may get a stub
+ * first, then the stubs, with the args of only those results' calls. Once a session's chains
+ * are compressed, its archived results all lie inside them and the first pass finds none: a
+ * render then never collects the args of every call (at 200x1M, 120k of them per render).
+ */
 export function* stubArchivedResultsSteps(messages: AgentMessage[], state: PruneState, options: StubOptions): Steps<AgentMessage[]> {
   // Nothing archived, nothing to stub (a session's first compaction measures its context so).
   if (state.records.size === 0) return messages;
+  const candidates = yield* stubCandidatesSteps(messages, state, options);
+  if (candidates.size === 0) return messages;
+  const wanted = new Set<string>();
+  for (const index of candidates.keys()) wanted.add((messages[index] as ToolResultMessage).toolCallId);
   let out: AgentMessage[] | undefined;
-  // Args of the latest call with each id, so the protection re-check sees what the call asked for.
+  // Args of the latest call with each wanted id, so the protection re-check sees what the call asked for.
   const callArgs = new Map<string, unknown>();
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
-    if (message.role === "assistant") for (const call of toolCallParts(message)) callArgs.set(call.id, detectionArgs(call));
+    if (message.role === "assistant") for (const call of toolCallParts(message)) if (wanted.has(call.id)) callArgs.set(call.id, detectionArgs(call));
     let next = message;
-    if (message.role === "toolResult" && options.dropped?.[index] !== 1) {
+    const archived = candidates.get(index);
+    if (archived) {
       const result = message as ToolResultMessage;
-      const text = stubFor(result, state, options, callArgs);
+      const text = stubFor(result, archived, state, options, callArgs);
       if (text !== undefined && !isSameStub(result, text)) next = stubMessage(result, text);
     }
     if (next !== message) out ??= messages.slice(0, index);
