@@ -17,11 +17,24 @@ const DIGEST_PREFIX = "xxh64:";
 let loading: Promise<Hasher> | undefined;
 
 export function loadHasher(): Promise<Hasher> {
-  loading ??= xxhash().then((api) => ({
+  loading ??= whileLoopAlive(xxhash()).then((api) => ({
     hex64: (text: string) => api.h64ToString(text),
     hex64Bytes: (bytes: Uint8Array) => api.h64Raw(bytes).toString(16).padStart(16, "0"),
   }));
   return loading;
+}
+
+/**
+ * `promise`, with this thread's event loop held alive until it settles. WebAssembly compiles on
+ * V8's background threads and reports back with a task, not a libuv handle: a thread with nothing
+ * else pending leaves its loop, and Node 20 then blocks in NodePlatform::DrainTasks until the
+ * background work is done, which never happens if that work waits for a garbage collection on
+ * the blocked thread (a known Node deadlock, nodejs/node#54918). Seen once: a CLI run stuck at
+ * startup, on 0 s of CPU, its optimising-compiler thread waiting for a collection.
+ */
+function whileLoopAlive<T>(promise: Promise<T>): Promise<T> {
+  const hold = setInterval(() => undefined, 60_000);
+  return promise.finally(() => clearInterval(hold));
 }
 
 /** The `spillDigest` value recorded for a spilled output's exact bytes. */
