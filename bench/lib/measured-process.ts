@@ -46,6 +46,13 @@ export function preloadFile(): string {
   return path.join(dir, "rusage-preload.cjs");
 }
 
+/**
+ * A child still running after this long is killed, and its round fails with that said: Node 20
+ * can deadlock in its platform's task draining (nodejs/node#54918), and a bench run once waited
+ * on such a child for good. The largest case (200x1M) takes well under a minute here.
+ */
+const CHILD_DEADLINE_MS = 10 * 60_000;
+
 /** Keep only the end of a long stderr: the cause of a failure is printed last. */
 const STDERR_KEEP = 64 * 1024;
 
@@ -57,16 +64,22 @@ export function runMeasured(request: ProcessRequest): Promise<ProcessMeasure> {
     let stderr = "";
     const started = performance.now();
     const child = spawn(process.execPath, args, { stdio: ["ignore", stdoutFd, "pipe"], env: { ...process.env, CHAINPRESS_RUSAGE_OUT: rusageFile } });
+    const deadline = setTimeout(() => {
+      stderr += `\n(bench: killed after ${CHILD_DEADLINE_MS / 1000} s without exiting)`;
+      child.kill("SIGKILL");
+    }, CHILD_DEADLINE_MS);
     // stdio[2] is "pipe", so stderr exists.
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_KEEP);
     });
     child.on("error", (error) => {
+      clearTimeout(deadline);
       fs.closeSync(stdoutFd);
       reject(error);
     });
     child.on("close", (exitCode, signal) => {
+      clearTimeout(deadline);
       const wallMs = performance.now() - started;
       fs.closeSync(stdoutFd);
       const rusage = readRusage(rusageFile);
