@@ -11,13 +11,14 @@
  */
 
 import { ByteSink } from "../core/byte-sink.js";
+import type { OutputLiteral } from "../io/session-builder.js";
 import type { ScannedLine, ShardScan } from "./scan-task.js";
 
 /** A ShardScan as posted by the worker. */
 export interface ShardScanWire extends Omit<ShardScan, "lines"> {
   /**
-   * The lines, in order, as Latin-1 JSON: chunk i is the JSON of an array of ScannedLine, in
-   * `text` from `ends[i - 1]` (or 0) to `ends[i]`. Bytes in a buffer of their own, moved to the
+   * The lines, in order, as Latin-1 JSON: chunk i is the JSON of a PackedChunk, in `text` from
+   * `ends[i - 1]` (or 0) to `ends[i]`. Bytes in a buffer of their own, moved to the
    * main thread, not strings: strings arrive in the main thread's heap all at once, survive there
    * until the builder reaches their shard, and at 200x1M left ~175 MB of dead strings in its old
    * generation by the end of the scan (measured). A buffer's bytes live outside the heap, and the
@@ -32,6 +33,69 @@ export interface ShardScanWire extends Omit<ShardScan, "lines"> {
  * loop: a whole 2 MiB shard decoded at once held it for 30-100 ms (measured, GC included).
  */
 const CHUNK_LINES = 128;
+
+/**
+ * A chunk of lines in columns: a line whose result is one value (nearly all of them) is five
+ * numbers in `meta` (index, byte offset, bytes, flags, the message's JSON length or -1), its
+ * value in `values`, and its located output, when it has one, in `outputs` (the OutputLiteral's
+ * seven items). Any other line is five numbers too, its whole ScannedLine in `values`. As objects,
+ * each line's own keys and wrappers were about a third of the text (measured at 200x1M) that the
+ * worker wrote and escaped and the main thread parsed.
+ */
+type PackedChunk = [meta: number[], outputs: Array<number | string>, values: unknown[]];
+
+/** `meta` numbers per line, and what `flags` says. */
+const META_WIDTH = 5;
+const TERMINATED = 1;
+const HAS_OUTPUT = 2;
+const WHOLE_LINE = 4;
+const OUTPUT_WIDTH = 7;
+/** A value's message length when the value is not a message entry. */
+const NO_CHARS = -1;
+
+function packChunk(lines: readonly ScannedLine[]): PackedChunk {
+  const meta: number[] = [];
+  const outputs: Array<number | string> = [];
+  const values: unknown[] = [];
+  for (const line of lines) {
+    const chars = line.messageChars;
+    if (line.result.kind !== "value" || chars?.length !== 1) {
+      meta.push(line.index, line.byteOffset, line.bytes, WHOLE_LINE, NO_CHARS);
+      values.push(line);
+      continue;
+    }
+    let flags = line.terminated ? TERMINATED : 0;
+    if (line.output) {
+      flags |= HAS_OUTPUT;
+      outputs.push(...line.output);
+    }
+    meta.push(line.index, line.byteOffset, line.bytes, flags, chars[0] ?? NO_CHARS);
+    values.push(line.result.value);
+  }
+  return [meta, outputs, values];
+}
+
+function* unpackChunk([meta, outputs, values]: PackedChunk): Generator<ScannedLine> {
+  let output = 0;
+  for (let at = 0, v = 0; at < meta.length; at += META_WIDTH, v++) {
+    const flags = meta[at + 3]!;
+    if ((flags & WHOLE_LINE) !== 0) {
+      const line = values[v] as ScannedLine;
+      // JSON writes a missing message length (an entry that is not a message) as null.
+      if (line.messageChars?.includes(null as unknown as undefined)) line.messageChars = line.messageChars.map((chars) => chars ?? undefined);
+      yield line;
+      continue;
+    }
+    const chars = meta[at + 4]!;
+    const line: ScannedLine = { index: meta[at]!, byteOffset: meta[at + 1]!, bytes: meta[at + 2]!, terminated: (flags & TERMINATED) !== 0, result: { kind: "value", value: values[v] } };
+    line.messageChars = [chars === NO_CHARS ? undefined : chars];
+    if ((flags & HAS_OUTPUT) !== 0) {
+      line.output = outputs.slice(output, output + OUTPUT_WIDTH) as OutputLiteral;
+      output += OUTPUT_WIDTH;
+    }
+    yield line;
+  }
+}
 
 /**
  * Serialises a shard's lines a chunk at a time as they are scanned, so that no more than a chunk
@@ -67,7 +131,7 @@ export class ShardPacker {
 
   private flush(): void {
     if (this.chunk.length === 0) return;
-    const json = latin1Json(JSON.stringify(this.chunk));
+    const json = latin1Json(JSON.stringify(packChunk(this.chunk)));
     this.chunk = [];
     this.text.addLatin1(json);
     this.ends.push(this.text.length);
@@ -105,11 +169,7 @@ function* decodedLines(text: Uint8Array, ends: readonly number[]): Generator<Sca
   const latin1 = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   let start = 0;
   for (const end of ends) {
-    for (const line of JSON.parse(latin1.toString("latin1", start, end)) as ScannedLine[]) {
-      // JSON writes a missing message length (an entry that is not a message) as null.
-      if (line.messageChars?.includes(null as unknown as undefined)) line.messageChars = line.messageChars.map((chars) => chars ?? undefined);
-      yield line;
-    }
+    yield* unpackChunk(JSON.parse(latin1.toString("latin1", start, end)) as PackedChunk);
     start = end;
   }
   releaseNow(text.buffer as ArrayBuffer);
