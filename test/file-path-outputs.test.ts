@@ -14,6 +14,7 @@ import { loadHasher } from "../src/core/digest.js";
 import { lightenInPlace } from "../src/core/light-value.js";
 import type { LiteralRef } from "../src/core/literal-refs.js";
 import { readFileSlice } from "../src/workers/read-file-slice.js";
+import { expectedLines } from "../src/workers/file-slice-columns.js";
 import { compressFile } from "./helpers/compress-harness.js";
 import { calls, readLines, SessionBuilder } from "./helpers/session-builder.js";
 
@@ -68,8 +69,8 @@ describe("outputs taken from the file's bytes", () => {
     const file = session().writeTemp();
     const model = modelOf(await scanSession(file, runner));
     const inner = model.messages.slice(1, 13);
-    const slice = fileSliceOf(model, inner);
-    const located = slice.lines.filter((line) => line.output !== undefined);
+    const slice = fileSliceOf(model, { inner, innerStart: 1 });
+    const located = expectedLines(slice).filter((line) => line.output !== undefined);
     // The 1200-character outputs and the big one of chain 0.
     expect(located).toHaveLength(6);
     // Damage every located line outside its text (same length): only a parse would notice.

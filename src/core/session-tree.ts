@@ -87,13 +87,15 @@ export function branchMessages(branch: readonly SessionEntry[]): AgentMessage[] 
   return runSteps(branchMessagesSteps(branch));
 }
 
-/** branchMessages, pausable (core/steps.ts). */
-export function* branchMessagesSteps(branch: readonly SessionEntry[]): Steps<AgentMessage[]> {
+/** branchMessages, pausable (core/steps.ts); `entries`, when given, gets each message's entry (item i goes with message i). */
+export function* branchMessagesSteps(branch: readonly SessionEntry[], entries?: SessionEntry[]): Steps<AgentMessage[]> {
   const messages: AgentMessage[] = [];
   for (let index = 0; index < branch.length; index++) {
     if (stepDue(index)) yield;
     const entry = branch[index]!;
-    if (isMessageEntry(entry)) messages.push(entry.message);
+    if (!isMessageEntry(entry)) continue;
+    messages.push(entry.message);
+    entries?.push(entry);
   }
   return messages;
 }

@@ -4,20 +4,23 @@
  * each: enough for a tool result whose text the scan located to be taken without parsing its line.
  */
 
-import type { AgentMessage } from "../core/session-types.js";
-import type { ExpectedLine, FileSlice } from "../workers/chain-task.js";
+import type { FileSlice } from "../workers/chain-task.js";
+import { FileSliceWriter } from "../workers/file-slice-columns.js";
+import type { DeterministicPlan } from "./plan-chains.js";
 import type { SessionModel } from "./session-model.js";
 
-export function fileSliceOf(model: SessionModel, inner: readonly AgentMessage[]): FileSlice {
-  const lines = inner.map((message): ExpectedLine => {
-    const entry = model.entryOf(message);
+/** The lines of a plan's span: `inner`, a slice of the model's messages from `innerStart` on. */
+export function fileSliceOf(model: SessionModel, { inner, innerStart }: Pick<DeterministicPlan, "inner" | "innerStart">): FileSlice {
+  const slice = new FileSliceWriter(model.loaded.file, inner.length);
+  for (let k = 0; k < inner.length; k++) {
+    const message = inner[k]!;
+    // By index (a lookup per message cost more than the rest of the slice): planned from the
+    // model's messages, the span is a slice of them; planned from another array, it is looked up.
+    const entry = model.messages[innerStart + k] === message ? model.messageEntries[innerStart + k] : model.entryOf(message);
     const place = entry && model.loaded.locationOf(entry);
     if (!entry || !place) throw new Error("a message of the span has no line in the session file");
-    const line: ExpectedLine = { byteOffset: place.byteOffset, bytes: place.bytes, line: place.line, id: entry.id, role: message.role, timestamp: message.timestamp };
-    const toolCallId = (message as { toolCallId?: unknown }).toolCallId;
-    if (toolCallId !== undefined) line.toolCallId = toolCallId;
-    if (place.output !== undefined) line.output = { literal: place.output, isError: (message as { isError?: unknown }).isError === true };
-    return line;
-  });
-  return { file: model.loaded.file, lines };
+    const { toolCallId, isError } = message as { toolCallId?: unknown; isError?: unknown };
+    slice.add(place, entry.id, message.role, message.timestamp, toolCallId, isError === true);
+  }
+  return slice.slice();
 }

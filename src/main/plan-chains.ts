@@ -32,6 +32,8 @@ export interface DeterministicPlan extends PlanBase {
   blockId: string;
   /** Messages strictly inside the span. */
   inner: AgentMessage[];
+  /** Where `inner` starts in the messages it was planned from (the file path finds their lines by it). */
+  innerStart: number;
   plannedKeys: string[];
   /**
    * The planned outputs, in the same order (found once, while planning): the file path makes its
@@ -64,7 +66,8 @@ export function planChain(chain: ChainRange, messages: readonly AgentMessage[], 
   const lookupKeys = chain.middleOccurrenceKeys.length > 0 ? chain.middleOccurrenceKeys : chain.middleToolCallIds;
   if (state.hasSummaryCovering(lookupKeys)) return { kind: "covered", chain, lookupKeys, blockId: state.reserveBlockId() };
   const span = spans.resolve(chain);
-  const inner = span ? messages.slice(span.startIndex + 1, span.endIndex) : [];
+  const innerStart = span ? span.startIndex + 1 : 0;
+  const inner = span ? messages.slice(innerStart, span.endIndex) : [];
   const indexed = lookupKeys.flatMap((key) => state.records.get(key) ?? []);
   const outputs = [...spanOutputs(inner, new Set(chain.protectedToolCallIds), (key) => state.isIndexed(key) || claimed.has(key))];
   shareKeyStrings(outputs, chain.middleOccurrenceKeys);
@@ -82,7 +85,7 @@ export function planChain(chain: ChainRange, messages: readonly AgentMessage[], 
   const fresh = new Map(keys.map((key, i) => [key, reservedRefs[i]!]));
   const toolRefs = lookupKeys.flatMap((key) => fresh.get(key) ?? state.refByKey.get(key) ?? []);
   const blockId = state.reserveBlockId();
-  return { kind: "deterministic", chain, lookupKeys, blockId, inner, plannedKeys: keys, outputs, reservedRefs, indexed, toolRefs };
+  return { kind: "deterministic", chain, lookupKeys, blockId, inner, innerStart, plannedKeys: keys, outputs, reservedRefs, indexed, toolRefs };
 }
 
 /**

@@ -68,6 +68,7 @@ export function planOpenChain(
     lookupKeys: decision.keys,
     blockId: "",
     inner: inner.slice(0, last + 1),
+    innerStart: open.startIndex + 1,
     plannedKeys: decision.keys,
     outputs: found.filter((output) => chosen.has(output.key)),
     reservedRefs,

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import type { ChainTask, ChainTaskResult } from "../workers/chain-task.js";
 import type { ShardTask } from "../workers/scan-task.js";
+import { sliceBytes } from "../workers/file-slice-columns.js";
 import { decodeShardScan, type ShardScanWire } from "../workers/shard-codec.js";
 import { PoolBoot } from "./pool-boot.js";
 import { taskDeadlineMs, type ChainRunner, type RunnerOptions } from "./runner-contract.js";
@@ -62,7 +63,7 @@ function chainTaskMove(task: ChainTask, indexRoom: ArrayBuffer | undefined): { t
 
 /** Bytes a chain task carries or reads (messages sent as objects count by their number). */
 function chainTaskBytes(task: ChainTask): number {
-  if (task.fileSlice) return task.fileSlice.lines.reduce((sum, line) => sum + line.bytes, 0);
+  if (task.fileSlice) return sliceBytes(task.fileSlice);
   if (task.encodedSlice) return task.encodedSlice.reduce((sum, chunk) => sum + chunk.length, 0);
   return (task.inner?.length ?? 0) * 10_000;
 }

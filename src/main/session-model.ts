@@ -26,6 +26,8 @@ export interface SessionModel {
   branchBreak: BranchBreak | null;
   /** The branch entry a message object of `messages` belongs to. */
   entryOf(message: AgentMessage): SessionEntry | undefined;
+  /** The entry of `messages[i]`, for each i. */
+  messageEntries: SessionEntry[];
 }
 
 export async function loadSessionModel(file: string): Promise<SessionModel> {
@@ -57,12 +59,14 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
     const message = (entry as Partial<MessageEntry>).message;
     if (entry.type === "message" && typeof message === "object" && message !== null) entryByMessage.set(message, entry);
   }
-  const messages = yield* branchMessagesSteps(branch);
+  const messageEntries: SessionEntry[] = [];
+  const messages = yield* branchMessagesSteps(branch, messageEntries);
   return {
     loaded,
     branch,
     messages,
     entryOf: (message) => entryByMessage.get(message),
+    messageEntries,
     state,
     blobDir: blobDirFor(path.dirname(path.resolve(loaded.file)), loaded.header.id),
     reconstructWarnings: warnings,

@@ -40,10 +40,24 @@ export interface ExpectedLine {
   output?: { literal: OutputLiteral; isError: boolean };
 }
 
-/** The span's messages as lines of the session file (the file path: bytes never cross the main thread). */
+/**
+ * The span's messages as lines of the session file (the file path: bytes never cross the main
+ * thread), in columns (workers/file-slice-columns.ts builds and reads them): line i is
+ * ExpectedLine i.
+ */
 export interface FileSlice {
   file: string;
-  lines: ExpectedLine[];
+  /** Per line: byte offset, byte length, 1-based line number. */
+  places: Float64Array;
+  ids: string[];
+  roles: string[];
+  timestamps: unknown[];
+  /** undefined where the message has no tool-call id. */
+  toolCallIds: unknown[];
+  /** Per located output: its line's index in the slice, the literal's numbers, isError. */
+  outputs: Float64Array;
+  /** Per located output: the literal's digest. */
+  digests: string[];
 }
 
 export interface ChainTask {

@@ -16,6 +16,7 @@ import { readInto, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
 import { classifyLine, classifyLineWithRefs } from "../io/session-line.js";
 import type { ExpectedLine, FileSlice } from "./chain-task.js";
+import { expectedLines } from "./file-slice-columns.js";
 
 /** Lines closer than this are read together, gap included: one read beats many small ones. */
 const MERGE_GAP_BYTES = 64 * 1024;
@@ -27,7 +28,7 @@ const MERGE_GAP_BYTES = 64 * 1024;
  * one buffer that `room` provides, which the caller must keep until it is done with the refs.
  */
 export function readFileSlice(slice: FileSlice, chainStart: number, literals: LiteralRef[], hasher: Hasher, refsAllowed: boolean, room: (bytes: number) => Buffer): AgentMessage[] {
-  const runs = withReadFd(slice.file, (fd) => readAllRuns(fd, [...readRuns(slice.lines)], slice.file, room));
+  const runs = withReadFd(slice.file, (fd) => readAllRuns(fd, [...readRuns(expectedLines(slice))], slice.file, room));
   if (refsAllowed) {
     const withRefs = messagesOf(runs, slice, chainStart, literals, hasher);
     // A line parsed with refs was checked by parseWithRefs, a located output's line by the scan;

@@ -77,7 +77,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       spill: { blobDir: model.blobDir, threshold: spillThreshold, previewBytes: 2048, ...spillModesFor(fs.statSync(file).mode) },
       runner,
       now: () => 1_800_000_000_000,
-      ...(options.path === "file" ? { fileSlice: (plan: DeterministicPlan) => ({ fileSlice: fileSliceOf(model, plan.inner) }) } : {}),
+      ...(options.path === "file" ? { fileSlice: (plan: DeterministicPlan) => ({ fileSlice: fileSliceOf(model, plan) }) } : {}),
       ...(options.faultFor ? { faultFor: options.faultFor } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
       ...(options.graceKeys ? { graceKeys: options.graceKeys } : {}),
