@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSessionContext, SessionManager } from "@mariozechner/pi-coding-agent";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import type { MessageEntry, SessionEntry } from "../src/core/session-types.js";
 import { branchMessages, buildBranch, contextMessages, walkBranch, type BranchBreak } from "../src/core/session-tree.js";
@@ -216,5 +217,52 @@ describe("broken parent links", () => {
     expect(ids(walkBranch(entries, "a3x").entries)).toEqual(["m1", "t1", "u1", "a1", "r1", "a2", "u2x", "a3x"]);
     expect(walkBranch(entries, "nope")).toEqual({ entries: [], broken: null });
     expect(buildBranch([])).toEqual([]);
+  });
+});
+
+describe("the walk that trusts neighbours (unique ids)", () => {
+  /** Both walks, from the last entry and from every id: they must agree entry for entry. */
+  function sameWalks(entries: SessionEntry[]): void {
+    expect(walkBranch(entries, undefined, true)).toEqual(walkBranch(entries, undefined, false));
+    for (const { id } of entries) expect(walkBranch(entries, id, true)).toEqual(walkBranch(entries, id, false));
+  }
+
+  it("gives the general walk's branch and break on branches, cycles, missing parents and stray headers", () => {
+    sameWalks(branchedSession());
+    sameWalks(compactedSession());
+    sameWalks([user("a", "b", "x"), user("b", "a", "y")]);
+    sameWalks([user("r", null, "x"), user("s", "s", "y")]);
+    sameWalks([user("u1", null, "x"), user("u2", "gone", "y"), user("u3", "u2", "z")]);
+    // A parent written after its child, and a stray header between an entry and its parent.
+    sameWalks([user("c", "p", "x"), user("p", null, "y"), user("leaf", "c", "z")]);
+    sameWalks([user("u1", null, "x"), entry("session", "h2", null), user("u2", "u1", "y")]);
+    const ring = Array.from({ length: 300 }, (_, i) => user(`n${i}`, `n${(i + 299) % 300}`, "x"));
+    sameWalks([...ring, user("leaf", "n150", "z")]);
+  });
+
+  it("finds a parent far before its child (past the entries it looks at first)", () => {
+    const abandoned = Array.from({ length: 6000 }, (_, i) => user(`x${i}`, i === 0 ? "root" : `x${i - 1}`, "x"));
+    const entries = [user("root", null, "r"), ...abandoned, user("back", "root", "b"), user("leaf", "back", "z")];
+    const walk = walkBranch(entries, undefined, true);
+    expect(ids(walk.entries)).toEqual(["root", "back", "leaf"]);
+    expect(walk).toEqual(walkBranch(entries, undefined, false));
+  });
+
+  it("gives the general walk's result on random trees", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(), fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 40 }), (shape) => {
+        // Entry i's parent: mostly the one before, else any entry (before or after), a missing id, or none.
+        const entries = shape.map(([pick, adjacent, missing], i) => {
+          const parent = i === 0 || pick % 7 === 0 ? null : adjacent ? `e${i - 1}` : missing ? `gone${pick}` : `e${pick % shape.length}`;
+          return user(`e${i}`, parent, "t");
+        });
+        sameWalks(entries);
+      }),
+    );
+  });
+
+  it("is used only when the reader found no id twice", async () => {
+    expect((await piView(branchedSession())).loaded.uniqueIds).toBe(true);
+    expect((await piView([user("u1", null, "first"), user("u1", null, "second"), user("u2", "u1", "z")])).loaded.uniqueIds).toBe(false);
   });
 });

@@ -96,6 +96,8 @@ export interface LoadedSession {
    * one): what an appender needs, collected while the entries were checked.
    */
   idsInOrder: Set<string>;
+  /** No two entries (stray headers included) share an id: the branch walk may trust an entry's neighbour (core/session-tree.ts). */
+  uniqueIds?: boolean;
 }
 
 export interface BuilderOptions {
@@ -224,7 +226,7 @@ export class SessionBuilder {
     if (header === null) throw new SessionFileError("empty", this.file, "file is empty (no session header)");
     const originalVersion = sessionVersionOf(header);
     migrateEntries(header, this.entries, (this.options.idFactory ?? deterministicIdFactory)(header.id));
-    const { entries, placeOf, ids } = yield* this.checkEntries();
+    const { entries, placeOf, ids, uniqueIds } = yield* this.checkEntries();
     const places = this.places;
     const at = <T>(entry: SessionEntry, read: (i: number) => T): T | undefined => {
       const i = placeOf.get(entry);
@@ -251,6 +253,7 @@ export class SessionBuilder {
       joinedLines: this.joinedLines,
       lightened: this.options.lightened === true,
       idsInOrder: ids,
+      uniqueIds,
     };
   }
 
@@ -258,12 +261,13 @@ export class SessionBuilder {
    * Every entry needs a string id and a parentId to sit in the tree (an entry without them is
    * malformed). Duplicate ids only warn: pi keeps the last one.
    */
-  private *checkEntries(): Steps<{ entries: SessionEntry[]; placeOf: Map<SessionEntry, number>; ids: Set<string> }> {
+  private *checkEntries(): Steps<{ entries: SessionEntry[]; placeOf: Map<SessionEntry, number>; ids: Set<string>; uniqueIds: boolean }> {
     // Entry ids in file order (the appender's set), and the ids of stray headers (rare), which
     // a later entry may also duplicate: one set per entry, not two.
     const ids = new Set<string>();
     const headerIds = new Set<string>();
     const entries: SessionEntry[] = [];
+    let uniqueIds = true;
     /** The index in `this.entries` (and `places`) of each kept entry. */
     const raw = new Int32Array(this.entries.length);
     for (let i = 0; i < this.entries.length; i++) {
@@ -272,12 +276,16 @@ export class SessionBuilder {
       const line = this.places.line(i);
       if (entry.type === "session") {
         this.warnings.push(sessionWarning("extra-header", this.file, "second session header; pi ignores it", line));
-        if (typeof entry.id === "string") headerIds.add(entry.id);
+        if (typeof entry.id === "string") {
+          if (ids.has(entry.id) || headerIds.has(entry.id)) uniqueIds = false;
+          headerIds.add(entry.id);
+        }
       } else if (typeof entry.id !== "string" || !(entry.parentId === null || typeof entry.parentId === "string")) {
         this.malformed("entry lacks a string `id` or a `parentId`", line);
         continue;
       } else {
         if (ids.has(entry.id) || headerIds.has(entry.id)) {
+          uniqueIds = false;
           this.warnings.push(sessionWarning("duplicate-id", this.file, `duplicate entry id ${entry.id}; the last one wins`, line));
           // Re-inserted below: a duplicate id moves to the end, so the last entry stays last (pi's leaf).
           ids.delete(entry.id);
@@ -294,7 +302,7 @@ export class SessionBuilder {
       if (stepDue(k)) yield;
       placeOf.set(entries[k]!, raw[k]!);
     }
-    return { entries, placeOf, ids };
+    return { entries, placeOf, ids, uniqueIds };
   }
 }
 

@@ -15,6 +15,7 @@ import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner, TaskStart } from "./chain-runner.js";
 import { GroupCommit, type ChainWork, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
+import { DispatchWindow } from "./dispatch-window.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { driveSteps, pauseIfDue } from "./cooperative.js";
@@ -89,7 +90,6 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
     .map((c) => ({ startUserTimestamp: c.startUserTimestamp, reason: "already-compressed" }));
   const eligible = selectEligible(deps.chains, deps.rollingWindow, (s) => state.isCompressed(s), deps.graceKeys);
   const stats = new CompressStats();
-  const plans = await planCooperatively(eligible, deps, stats);
   const window = inFlightWindow(deps);
   // Rooms for index bytes (ChainTask.indexRoom) are out with running tasks and with results not
   // yet written: never more than the window. Once warm, no chain allocates its index bytes.
@@ -98,6 +98,15 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   // at 200x1M, --workers 0: 552-579 MiB without rooms, 661-811 with).
   const rooms = deps.runner.workers > 0 ? new BufferPool(window, INDEX_ROOM_MAX_BYTES) : undefined;
   const run: Run = { deps, stats, rooms, ready: new Slots(Math.max(1, deps.runner.workers)) };
+  // Each chain's task starts as soon as it is planned (main/dispatch-window.ts).
+  const tasks = new DispatchWindow((plan) => dispatch(run, plan), window);
+  try {
+    await planCooperatively(eligible, deps, stats, (plan) => tasks.add(plan));
+  } catch (error) {
+    // No task of a pass that failed outlives it.
+    await tasks.settled();
+    throw error;
+  }
   const ctx: CommitContext = {
     state,
     append: stats.timedAppend(deps.append),
@@ -107,7 +116,7 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
     reuseIndexBytes: (bytes) => rooms?.give(Buffer.from(bytes.buffer, 0, bytes.buffer.byteLength)),
   };
   const compressedEntries: ChainCompressionEntry[] = [];
-  await runAndCommit(run, plans, window, ctx, (items, outcomes) => {
+  await runAndCommit(run, tasks, window, ctx, (items, outcomes) => {
     outcomes.forEach((outcome, k) => {
       if (!outcome.entry) {
         skipped.push(skipOf(outcome));
@@ -155,34 +164,27 @@ function inFlightWindow(deps: CompressEligibleDeps): number {
 }
 
 /**
- * Runs the plans on the pool and commits them strictly in chain order, a group at a time, with at
- * most `window` chains dispatched and not yet committed; `onGroup` hears each group's outcomes.
+ * Commits the planned chains strictly in chain order, a group at a time, as their tasks end, with
+ * at most `window` chains dispatched and not yet committed; `onGroup` hears each group's outcomes.
  */
 async function runAndCommit(
   run: Run,
-  plans: ChainPlan[],
+  tasks: DispatchWindow<TaskOutcome>,
   window: number,
   ctx: CommitContext,
   onGroup: (items: readonly GroupItem[], outcomes: GroupOutcome[]) => void,
 ): Promise<void> {
   // The group size must not depend on the worker count (see COMMIT_GROUP_SIZE).
   const groupSize = Math.min(COMMIT_GROUP_SIZE, window);
-  const pending = new Map<number, Promise<TaskOutcome>>();
-  let dispatched = 0;
-  const dispatchUpTo = (end: number) => {
-    for (; dispatched < plans.length && dispatched < end; dispatched++) pending.set(dispatched, dispatch(run, plans[dispatched]!));
-  };
-  dispatchUpTo(window);
+  const { plans } = tasks;
   await run.deps.whileFirstChainsRun?.();
   for (let first = 0; first < plans.length; first += groupSize) {
     const last = Math.min(first + groupSize, plans.length);
     const group = new GroupCommit(ctx);
     for (let i = first; i < last; i++) {
       // Keep the pool busy: dispatch ahead, never more than `window` uncommitted chains.
-      dispatchUpTo(Math.max(i + 1, first + window));
-      const outcome = await pending.get(i)!;
-      pending.delete(i);
-      await group.add(toItem(plans[i]!, outcome));
+      tasks.allow(first + window);
+      await group.add(toItem(plans[i]!, await tasks.take(i)));
     }
     onGroup(group.items, await group.finish());
     run.deps.onChainDone?.({ done: last, total: plans.length, archivedChars: run.stats.archivedChars });
@@ -197,18 +199,16 @@ function skipOf(outcome: GroupOutcome): ChainSkip {
   return skip;
 }
 
-/** Plans every eligible chain in chain order, handing the event loop back between chains when due. */
-async function planCooperatively(eligible: readonly ChainRange[], deps: CompressEligibleDeps, stats: CompressStats): Promise<ChainPlan[]> {
+/** Plans every eligible chain in chain order, handing each plan to `planned` and the event loop back between chains when due. */
+async function planCooperatively(eligible: readonly ChainRange[], deps: CompressEligibleDeps, stats: CompressStats, planned: (plan: ChainPlan) => void): Promise<void> {
   // Linear in the session's messages (240k at 200x1M): built in slices too.
   const spans = await driveSteps(stats.timeSteps("plan", SpanIndex.steps(deps.messages)));
   // Outputs claimed by earlier chains of this pass count as archived, as in a serial run.
   const claimed = new Set<string>();
-  const plans: ChainPlan[] = [];
   for (const chain of eligible) {
     await pauseIfDue();
-    plans.push(stats.time("plan", () => planChain(chain, deps.messages, spans, deps.state, claimed)));
+    planned(stats.time("plan", () => planChain(chain, deps.messages, spans, deps.state, claimed)));
   }
-  return plans;
 }
 
 /** A task's result, with the plan's keys of its records (ChainWork.keys). */

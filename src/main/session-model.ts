@@ -46,7 +46,7 @@ export function modelOfCooperatively(loaded: LoadedSession): Promise<SessionMode
 }
 
 function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
-  const walk = yield* walkBranchSteps(loaded.entries);
+  const walk = yield* walkBranchSteps(loaded.entries, undefined, loaded.uniqueIds === true);
   const branch = walk.entries;
   const { state, warnings } = yield* reconstructStateSteps(branch, { lineOf: (entry) => loaded.lineOf(entry) });
   // A Map, not a WeakMap: the branch holds every key anyway, and a weak table this size (256k
