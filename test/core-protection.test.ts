@@ -147,3 +147,18 @@ describe("makeProtectionPredicate", () => {
     expect(p("read", { path: "a/b.md" })).toBe(false);
   });
 });
+
+describe("remembered verdicts", () => {
+  it("answer as the globs do, for paths asked again, past the number it remembers, and with backslashes", () => {
+    const config = { protectedTools: [], protectedPaths: ["**/skills/**/*.md", "secrets/*"] };
+    const remembering = makeProtectionPredicate(config);
+    const globs = config.protectedPaths.map(globToRegExp);
+    const paths = Array.from({ length: 6000 }, (_, i) => (i % 3 === 0 ? `a/skills/x${i}.md` : i % 3 === 1 ? `secrets\\k${i}` : `src/f${i}.ts`));
+    for (const round of [0, 1]) {
+      for (const path of round === 0 ? paths : [...paths].reverse()) {
+        const expected = globs.some((re) => re.test(path.replace(/\\/g, "/")));
+        expect(remembering("read", { path })).toBe(expected);
+      }
+    }
+  });
+});
