@@ -48,7 +48,7 @@ function* measureSteps(model: SessionModel, options: PruneOptions): Steps<Contex
   for (let index = 0; index < messages.length; index++) {
     if (stepDue(index)) yield;
     const message = messages[index]!;
-    let length = scannedLength(model, message) ?? lengthOf.get(message);
+    let length = model.scannedCharsOf(message) ?? lengthOf.get(message);
     if (length === undefined) {
       length = realJsonLength(message);
       lengthOf.set(message, length);
@@ -59,10 +59,4 @@ function* measureSteps(model: SessionModel, options: PruneOptions): Steps<Contex
     chars += length;
   }
   return { messages: messages.length, chars };
-}
-
-/** The length the shard scan measured for a message it parsed (untouched by rendering). */
-function scannedLength(model: SessionModel, message: AgentMessage): number | undefined {
-  const entry = model.entryOf(message);
-  return entry === undefined ? undefined : model.loaded.messageCharsOf(entry);
 }

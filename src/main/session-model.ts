@@ -26,6 +26,8 @@ export interface SessionModel {
   branchBreak: BranchBreak | null;
   /** The branch entry a message object of `messages` belongs to. */
   entryOf(message: AgentMessage): SessionEntry | undefined;
+  /** The JSON length the shard scan measured for a message of the branch (io/session-builder); undefined when it did not. */
+  scannedCharsOf(message: AgentMessage): number | undefined;
   /** The entry of `messages[i]`, for each i. */
   messageEntries: SessionEntry[];
 }
@@ -45,6 +47,9 @@ export function modelOfCooperatively(loaded: LoadedSession): Promise<SessionMode
   return driveSteps(modelSteps(loaded));
 }
 
+/** A message the scan did not measure. */
+const NOT_SCANNED = -1;
+
 function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   const walk = yield* walkBranchSteps(loaded.entries, undefined, loaded.uniqueIds === true);
   const branch = walk.entries;
@@ -52,12 +57,17 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   // A Map, not a WeakMap: the branch holds every key anyway, and a weak table this size (256k
   // at 200x1M) is processed again in every full collection's pause (measured there, three runs
   // each: the last three pauses 13-46 ms, median ~22, against 10-40, median ~18).
-  const entryByMessage = new Map<object, SessionEntry>();
+  // Its value is the entry's index in the branch, where the scan's length of the message waits
+  // too: a measure then looks a message up once, not twice (message to entry, entry to place).
+  const slotOf = new Map<object, number>();
+  const scannedChars = new Float64Array(branch.length);
   for (let index = 0; index < branch.length; index++) {
     if (stepDue(index)) yield;
     const entry = branch[index]!;
     const message = (entry as Partial<MessageEntry>).message;
-    if (entry.type === "message" && typeof message === "object" && message !== null) entryByMessage.set(message, entry);
+    if (entry.type !== "message" || typeof message !== "object" || message === null) continue;
+    slotOf.set(message, index);
+    scannedChars[index] = loaded.messageCharsOf(entry) ?? NOT_SCANNED;
   }
   const messageEntries: SessionEntry[] = [];
   const messages = yield* branchMessagesSteps(branch, messageEntries);
@@ -65,7 +75,15 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
     loaded,
     branch,
     messages,
-    entryOf: (message) => entryByMessage.get(message),
+    entryOf: (message) => {
+      const slot = slotOf.get(message);
+      return slot === undefined ? undefined : branch[slot];
+    },
+    scannedCharsOf: (message) => {
+      const slot = slotOf.get(message);
+      const chars = slot === undefined ? NOT_SCANNED : scannedChars[slot]!;
+      return chars === NOT_SCANNED ? undefined : chars;
+    },
     messageEntries,
     state,
     blobDir: blobDirFor(path.dirname(path.resolve(loaded.file)), loaded.header.id),
