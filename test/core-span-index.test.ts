@@ -2,6 +2,7 @@
 // role-gated boundary match (user for start, assistant for final; other roles never match);
 // exactly one of each; start index < end index. Plus the O(1)-per-lookup contract of span-index.ts
 // (the index is built once at construction; resolve never reads the message array).
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SpanIndex } from "../src/core/span-index.js";
 import type { AgentMessage } from "../src/core/session-types.js";
@@ -141,5 +142,41 @@ describe("SpanIndex — O(1) per lookup", () => {
     counting = false;
     expect(resolved).toBe(CHAINS);
     expect(reads).toBe(0);
+  });
+});
+
+describe("an index built for given boundaries", () => {
+  /** Messages of random roles whose timestamps collide often (duplicates, NaN, -0 among them). */
+  const messagesOf = (shape: Array<[number, number]>): AgentMessage[] =>
+    shape.map(([role, t], i) => {
+      const timestamp = t === 7 ? Number.NaN : t === 8 ? -0 : t;
+      return role === 0 ? user(`u${i}`, timestamp) : role === 1 ? assistantText(`a${i}`, timestamp) : toolResult(`r${i}`, "bash", "out", timestamp);
+    });
+  const boundaryOf = ([start, final]: [number, number | null]) => ({ startUserTimestamp: start, finalAssistantTimestamp: final });
+
+  it("resolves those boundaries, and any other, exactly as an index of every timestamp", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 9 })), { maxLength: 40 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 9 }), fc.option(fc.integer({ min: 0, max: 9 }))), { maxLength: 6 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 9 }), fc.option(fc.integer({ min: 0, max: 9 }))), { maxLength: 6 }),
+        (shape, given, others) => {
+          const messages = messagesOf(shape);
+          const full = new SpanIndex(messages);
+          const built = new SpanIndex(messages, true, given.map(boundaryOf));
+          for (const boundary of [...given, ...others].map(boundaryOf)) expect(built.resolve(boundary)).toEqual(full.resolve(boundary));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("is the same built in steps", () => {
+    const messages = [user("pre", 1), ...closedChain(1000, [{ id: "a" }, { id: "b" }])];
+    const boundary = { startUserTimestamp: 1000, finalAssistantTimestamp: 1005 };
+    const steps = SpanIndex.steps(messages, [boundary]);
+    let next = steps.next();
+    while (!next.done) next = steps.next();
+    expect(next.value.resolve(boundary)).toEqual({ startIndex: 1, endIndex: 6 });
   });
 });

@@ -202,7 +202,7 @@ function skipOf(outcome: GroupOutcome): ChainSkip {
 /** Plans every eligible chain in chain order, handing each plan to `planned` and the event loop back between chains when due. */
 async function planCooperatively(eligible: readonly ChainRange[], deps: CompressEligibleDeps, stats: CompressStats, planned: (plan: ChainPlan) => void): Promise<void> {
   // Linear in the session's messages (240k at 200x1M): built in slices too.
-  const spans = await driveSteps(stats.timeSteps("plan", SpanIndex.steps(deps.messages)));
+  const spans = await driveSteps(stats.timeSteps("plan", SpanIndex.steps(deps.messages, eligible)));
   // Outputs claimed by earlier chains of this pass count as archived, as in a serial run.
   const claimed = new Set<string>();
   for (const chain of eligible) {

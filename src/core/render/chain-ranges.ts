@@ -307,7 +307,7 @@ export function applyChainRanges(messages: AgentMessage[], state: PruneState, op
 export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions = {}, spans?: SpanIndex): Steps<ChainRenderResult> {
   const diagnostics: DiagnosticReport[] = [];
   if (state.chains.size === 0) return { messages, diagnostics };
-  const ranges = planChainRanges(spans ?? (yield* SpanIndex.steps(messages)), state.chains.values(), diagnostics);
+  const ranges = planChainRanges(spans ?? (yield* SpanIndex.steps(messages, state.chains.values())), state.chains.values(), diagnostics);
   if (ranges.length === 0) return { messages, diagnostics };
   const present = yield* presentSyntheticIds(messages);
   const bodyOfBlock = blockBodyLookup(state);

@@ -84,7 +84,7 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
   const chainsOn = options.chainCompressionEnabled !== false;
   const graceKeys = yield* graceKeysFor(messages, options.recoveryGraceTurns ?? DEFAULT_RECOVERY_GRACE_TURNS);
   // One index serves phases 1 and 3: stubbing moves no message and touches no user or assistant one.
-  const spans = chainsOn && state.chains.size > 0 ? yield* SpanIndex.steps(messages) : undefined;
+  const spans = chainsOn && state.chains.size > 0 ? yield* SpanIndex.steps(messages, state.chains.values()) : undefined;
   const dropped = spans ? droppedPositions(spans, state) : undefined;
   const stubbed = yield* stubArchivedResultsSteps(messages, state, {
     isProtected: options.isProtected ?? defaultProtection(),
