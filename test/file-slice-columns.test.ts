@@ -45,6 +45,26 @@ describe("a file slice in columns", () => {
     expect(sliceBytes(fileSliceOf(model, { inner, innerStart: 1 }))).toBe(expected.reduce((sum, line) => sum + line.bytes, 0));
   });
 
+  it("finds each line by index as a lookup by entry finds it", async () => {
+    const s = new SessionBuilder();
+    s.chain("one", calls("a", 3, 1500));
+    s.chain("two", calls("b", 2, 30));
+    const runner = createChainRunner(0);
+    runners.push(runner);
+    const loaded = await scanSession(s.writeTemp(), runner);
+    const model = modelOf(loaded);
+    expect(loaded.placeAt).toBeDefined();
+    loaded.entries.forEach((entry, k) => {
+      expect(loaded.placeAt!.location(k)).toEqual(loaded.locationOf(entry));
+      expect(loaded.placeAt!.messageChars(k)).toBe(loaded.messageCharsOf(entry));
+    });
+    model.messages.forEach((message, k) => {
+      expect(model.messageEntry(k)).toBe(model.entryOf(message));
+      expect(model.messageLocation(k)).toEqual(loaded.locationOf(model.entryOf(message)!));
+      expect(model.scannedCharsOf(message)).toBe(loaded.messageCharsOf(model.entryOf(message)!));
+    });
+  });
+
   it("refuses more or fewer lines than it was made for", () => {
     const place = { line: 2, byteOffset: 10, bytes: 5, terminated: true };
     const one = new FileSliceWriter("f.jsonl", 1);

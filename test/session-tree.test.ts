@@ -215,7 +215,7 @@ describe("broken parent links", () => {
   it("an explicit leaf id walks from there; an unknown one gives an empty branch", () => {
     const entries = branchedSession();
     expect(ids(walkBranch(entries, "a3x").entries)).toEqual(["m1", "t1", "u1", "a1", "r1", "a2", "u2x", "a3x"]);
-    expect(walkBranch(entries, "nope")).toEqual({ entries: [], broken: null });
+    expect(walkBranch(entries, "nope")).toEqual({ entries: [], indices: [], broken: null });
     expect(buildBranch([])).toEqual([]);
   });
 });
@@ -245,6 +245,7 @@ describe("the walk that trusts neighbours (unique ids)", () => {
     const entries = [user("root", null, "r"), ...abandoned, user("back", "root", "b"), user("leaf", "back", "z")];
     const walk = walkBranch(entries, undefined, true);
     expect(ids(walk.entries)).toEqual(["root", "back", "leaf"]);
+    expect(walk.indices).toEqual([0, 6001, 6002]);
     expect(walk).toEqual(walkBranch(entries, undefined, false));
   });
 

@@ -29,6 +29,8 @@ export interface BranchBreak {
 export interface BranchWalk {
   /** Entries from the (reached) root to the leaf. */
   entries: SessionEntry[];
+  /** Where each of `entries` is in the array walked. */
+  indices: number[];
   /** Set when the walk stopped early; `entries` then starts at the last reachable entry. */
   broken: BranchBreak | null;
 }
@@ -105,10 +107,9 @@ function lastEntryIndex(entries: readonly SessionEntry[]): number {
   return NONE;
 }
 
-function walkOf(entries: readonly SessionEntry[], path: readonly number[], broken: BranchBreak | null): BranchWalk {
-  const walked: SessionEntry[] = new Array<SessionEntry>(path.length);
-  for (let k = 0; k < path.length; k++) walked[k] = entries[path[path.length - 1 - k]!]!;
-  return { entries: walked, broken };
+function walkOf(entries: readonly SessionEntry[], path: number[], broken: BranchBreak | null): BranchWalk {
+  const indices = path.reverse();
+  return { entries: indices.map((index) => entries[index]!), indices, broken };
 }
 
 /** Entries root→leaf of the active branch; `onBreak` hears why a walk stopped early. */
@@ -126,15 +127,15 @@ export function branchMessages(branch: readonly SessionEntry[]): AgentMessage[] 
   return runSteps(branchMessagesSteps(branch));
 }
 
-/** branchMessages, pausable (core/steps.ts); `entries`, when given, gets each message's entry (item i goes with message i). */
-export function* branchMessagesSteps(branch: readonly SessionEntry[], entries?: SessionEntry[]): Steps<AgentMessage[]> {
+/** branchMessages, pausable (core/steps.ts); `positions`, when given, gets each message's index in the branch (item i goes with message i). */
+export function* branchMessagesSteps(branch: readonly SessionEntry[], positions?: number[]): Steps<AgentMessage[]> {
   const messages: AgentMessage[] = [];
   for (let index = 0; index < branch.length; index++) {
     if (stepDue(index)) yield;
     const entry = branch[index]!;
     if (!isMessageEntry(entry)) continue;
     messages.push(entry.message);
-    entries?.push(entry);
+    positions?.push(index);
   }
   return messages;
 }

@@ -290,6 +290,8 @@ function rewrittenSession(loaded: LoadedSession, counter: SerializeCounter): Loa
     lineOf: (entry) => places.get(entry)?.line,
     locationOf: (entry) => places.get(entry),
     messageCharsOf: (entry) => places.get(entry)?.messageChars,
+    // The places by index were the file's before it was rewritten.
+    placeAt: undefined,
     originalVersion: CURRENT_SESSION_VERSION,
     byteLength: counter.bytes,
     truncatedTail: null,

@@ -98,6 +98,17 @@ export interface LoadedSession {
   idsInOrder: Set<string>;
   /** No two entries (stray headers included) share an id: the branch walk may trust an entry's neighbour (core/session-tree.ts). */
   uniqueIds?: boolean;
+  /**
+   * Where `entries[k]` lies, by its index k: what locationOf and messageCharsOf say of it, without
+   * a lookup by entry object (a map of 237k objects at 200x1M, built only if one is asked for).
+   * Absent where places are known by entry only.
+   */
+  placeAt?: EntryPlaceReader;
+}
+
+export interface EntryPlaceReader {
+  location(k: number): EntryLocation;
+  messageChars(k: number): number | undefined;
 }
 
 export interface BuilderOptions {
@@ -226,9 +237,11 @@ export class SessionBuilder {
     if (header === null) throw new SessionFileError("empty", this.file, "file is empty (no session header)");
     const originalVersion = sessionVersionOf(header);
     migrateEntries(header, this.entries, (this.options.idFactory ?? deterministicIdFactory)(header.id));
-    const { entries, placeOf, ids, uniqueIds } = yield* this.checkEntries();
+    const { entries, raw, ids, uniqueIds } = yield* this.checkEntries();
     const places = this.places;
+    let placeOf: Map<SessionEntry, number> | undefined;
     const at = <T>(entry: SessionEntry, read: (i: number) => T): T | undefined => {
+      placeOf ??= placesByEntry(entries, raw);
       const i = placeOf.get(entry);
       return i === undefined ? undefined : read(i);
     };
@@ -254,6 +267,7 @@ export class SessionBuilder {
       lightened: this.options.lightened === true,
       idsInOrder: ids,
       uniqueIds,
+      placeAt: { location: (k) => places.at(raw[k]!), messageChars: (k) => places.messageCharsAt(raw[k]!) },
     };
   }
 
@@ -261,7 +275,7 @@ export class SessionBuilder {
    * Every entry needs a string id and a parentId to sit in the tree (an entry without them is
    * malformed). Duplicate ids only warn: pi keeps the last one.
    */
-  private *checkEntries(): Steps<{ entries: SessionEntry[]; placeOf: Map<SessionEntry, number>; ids: Set<string>; uniqueIds: boolean }> {
+  private *checkEntries(): Steps<{ entries: SessionEntry[]; raw: Int32Array; ids: Set<string>; uniqueIds: boolean }> {
     // Entry ids in file order (the appender's set), and the ids of stray headers (rare), which
     // a later entry may also duplicate: one set per entry, not two.
     const ids = new Set<string>();
@@ -295,15 +309,15 @@ export class SessionBuilder {
       raw[entries.length] = i;
       entries.push(entry as SessionEntry);
     }
-    // A pass of its own: the set above and this map double at the same sizes, and a doubling
-    // rehashes every entry at once (5-8 ms each at 131k): in one pass both fell in one step.
-    const placeOf = new Map<SessionEntry, number>();
-    for (let k = 0; k < entries.length; k++) {
-      if (stepDue(k)) yield;
-      placeOf.set(entries[k]!, raw[k]!);
-    }
-    return { entries, placeOf, ids, uniqueIds };
+    return { entries, raw, ids, uniqueIds };
   }
+}
+
+/** Each kept entry's index in the places (`raw[k]` for `entries[k]`), by entry object. */
+function placesByEntry(entries: readonly SessionEntry[], raw: Int32Array): Map<SessionEntry, number> {
+  const placeOf = new Map<SessionEntry, number>();
+  for (let k = 0; k < entries.length; k++) placeOf.set(entries[k]!, raw[k]!);
+  return placeOf;
 }
 
 /** A piece of a glued line that is an entry (version 3: with its tree fields; older files get ids on migration). */

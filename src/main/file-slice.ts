@@ -16,8 +16,9 @@ export function fileSliceOf(model: SessionModel, { inner, innerStart }: Pick<Det
     const message = inner[k]!;
     // By index (a lookup per message cost more than the rest of the slice): planned from the
     // model's messages, the span is a slice of them; planned from another array, it is looked up.
-    const entry = model.messages[innerStart + k] === message ? model.messageEntries[innerStart + k] : model.entryOf(message);
-    const place = entry && model.loaded.locationOf(entry);
+    const byIndex = model.messages[innerStart + k] === message;
+    const entry = byIndex ? model.messageEntry(innerStart + k) : model.entryOf(message);
+    const place = byIndex ? model.messageLocation(innerStart + k) : model.locationOf(message);
     if (!entry || !place) throw new Error("a message of the span has no line in the session file");
     const { toolCallId, isError } = message as { toolCallId?: unknown; isError?: unknown };
     slice.add(place, entry.id, message.role, message.timestamp, toolCallId, isError === true);

@@ -12,7 +12,7 @@ import { migrateHeader, migrateLikeTwin, type RawEntry } from "../core/session-m
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/session-types.js";
 import { rewriteMigrated, type MigrateFileOptions } from "../io/append-session.js";
 import { readRange } from "../io/read-range.js";
-import type { LoadedSession } from "../io/session-builder.js";
+import type { EntryLocation, LoadedSession } from "../io/session-builder.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { classifyLine } from "../io/session-line.js";
 import { pauseIfDue } from "./cooperative.js";
@@ -29,15 +29,16 @@ export async function migrateScannedFile(scanned: LoadedSession, options: Migrat
 
 async function* migratedLines(scanned: LoadedSession, fd: number): AsyncGenerator<Uint8Array> {
   const firstEntry = scanned.entries[0];
-  const header = readHeader(scanned, fd, firstEntry ? scanned.locationOf(firstEntry)!.byteOffset : scanned.byteLength);
+  const header = readHeader(scanned, fd, firstEntry ? placeOf(scanned, 0).byteOffset : scanned.byteLength);
   migrateHeader(header);
   yield lineBytes(header);
   // The values of the line being replayed: a glued line yields several entries in a row.
   let lineOffset = -1;
   let values: unknown[] = [];
   let next = 0;
-  for (const twin of scanned.entries) {
-    const place = scanned.locationOf(twin)!;
+  for (let k = 0; k < scanned.entries.length; k++) {
+    const twin = scanned.entries[k]!;
+    const place = placeOf(scanned, k);
     if (place.byteOffset !== lineOffset) {
       lineOffset = place.byteOffset;
       values = lineValues(scanned.file, classifyLine(readRange(fd, place.byteOffset, place.bytes, scanned.file), place.byteOffset === 0), place.line);
@@ -49,6 +50,13 @@ async function* migratedLines(scanned: LoadedSession, fd: number): AsyncGenerato
     yield lineBytes(entry);
     await pauseIfDue();
   }
+}
+
+/** Where the k-th entry of the scan lies. */
+function placeOf(scanned: LoadedSession, k: number): EntryLocation {
+  const place = scanned.placeAt?.location(k) ?? scanned.locationOf(scanned.entries[k]!);
+  if (!place) throw new Error(`internal error: entry ${k} of the scan of ${scanned.file} has no place`);
+  return place;
 }
 
 /** The header is the first line that is not blank; only blank lines may come before it. */

@@ -12,6 +12,7 @@ import type { AgentMessage, MessageEntry, SessionEntry } from "../core/session-t
 import { branchMessagesSteps, walkBranchSteps, type BranchBreak } from "../core/session-tree.js";
 import { blobDirFor } from "../core/spill-layout.js";
 import { readSession, type LoadedSession } from "../io/read-session.js";
+import type { EntryLocation } from "../io/session-builder.js";
 
 export interface SessionModel {
   loaded: LoadedSession;
@@ -26,10 +27,14 @@ export interface SessionModel {
   branchBreak: BranchBreak | null;
   /** The branch entry a message object of `messages` belongs to. */
   entryOf(message: AgentMessage): SessionEntry | undefined;
+  /** Where the line of a message of the branch lies in the file as read. */
+  locationOf(message: AgentMessage): EntryLocation | undefined;
   /** The JSON length the shard scan measured for a message of the branch (io/session-builder); undefined when it did not. */
   scannedCharsOf(message: AgentMessage): number | undefined;
-  /** The entry of `messages[i]`, for each i. */
-  messageEntries: SessionEntry[];
+  /** The entry of `messages[k]`, by index (no lookup). */
+  messageEntry(k: number): SessionEntry;
+  /** Where the line of `messages[k]` lies, by index (no lookup where the scan's places are known by index). */
+  messageLocation(k: number): EntryLocation | undefined;
 }
 
 export async function loadSessionModel(file: string): Promise<SessionModel> {
@@ -61,30 +66,39 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   // too: a measure then looks a message up once, not twice (message to entry, entry to place).
   const slotOf = new Map<object, number>();
   const scannedChars = new Float64Array(branch.length);
+  const places = loaded.placeAt;
   for (let index = 0; index < branch.length; index++) {
     if (stepDue(index)) yield;
     const entry = branch[index]!;
     const message = (entry as Partial<MessageEntry>).message;
     if (entry.type !== "message" || typeof message !== "object" || message === null) continue;
     slotOf.set(message, index);
-    scannedChars[index] = loaded.messageCharsOf(entry) ?? NOT_SCANNED;
+    const chars = places ? places.messageChars(walk.indices[index]!) : loaded.messageCharsOf(entry);
+    scannedChars[index] = chars ?? NOT_SCANNED;
   }
-  const messageEntries: SessionEntry[] = [];
-  const messages = yield* branchMessagesSteps(branch, messageEntries);
+  const positions: number[] = [];
+  const messages = yield* branchMessagesSteps(branch, positions);
+  const slotOfMessage = (message: AgentMessage) => slotOf.get(message);
+  const locationAt = (slot: number) => (places ? places.location(walk.indices[slot]!) : loaded.locationOf(branch[slot]!));
   return {
     loaded,
     branch,
     messages,
     entryOf: (message) => {
-      const slot = slotOf.get(message);
+      const slot = slotOfMessage(message);
       return slot === undefined ? undefined : branch[slot];
     },
     scannedCharsOf: (message) => {
-      const slot = slotOf.get(message);
+      const slot = slotOfMessage(message);
       const chars = slot === undefined ? NOT_SCANNED : scannedChars[slot]!;
       return chars === NOT_SCANNED ? undefined : chars;
     },
-    messageEntries,
+    locationOf: (message) => {
+      const slot = slotOfMessage(message);
+      return slot === undefined ? undefined : locationAt(slot);
+    },
+    messageEntry: (k) => branch[positions[k]!]!,
+    messageLocation: (k) => locationAt(positions[k]!),
     state,
     blobDir: blobDirFor(path.dirname(path.resolve(loaded.file)), loaded.header.id),
     reconstructWarnings: warnings,
