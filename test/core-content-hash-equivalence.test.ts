@@ -5,12 +5,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { normalisationTexts } from "./helpers/normalisation-texts.js";
 import { contentHash, normalizeResultText } from "../src/core/content-hash.js";
-import { referenceContentHash, referenceNormalizeResultText } from "./core-content-hash-reference.js";
+import { linearReferenceContentHash, linearReferenceNormalizeResultText, referenceContentHash, referenceNormalizeResultText } from "./core-content-hash-reference.js";
 
-/** Asserts both the normalised text and the hash (the hash also covers the chunked UTF-8 feeding). */
+/**
+ * Asserts both the normalised text and the hash (the hash also covers the chunked UTF-8 feeding),
+ * against the reference in linear time (long texts; "the oracle" below holds it to the reference).
+ */
 function expectSame(text: string, toolName = "bash"): void {
-  expect(normalizeResultText(text)).toBe(referenceNormalizeResultText(text));
-  expect(contentHash(toolName, text)).toBe(referenceContentHash(toolName, text));
+  expect(normalizeResultText(text)).toBe(linearReferenceNormalizeResultText(text));
+  expect(contentHash(toolName, text)).toBe(linearReferenceContentHash(toolName, text));
 }
 
 const { fragments: FRAGMENTS, fragment, specialText, lineText } = normalisationTexts({ loneSurrogates: true });
@@ -65,6 +68,19 @@ describe("single-pass normalisation ≡ the multi-pass reference", () => {
       .filter(([piece]) => piece.length > 0)
       .map(([piece, targetLength, tail]) => piece.repeat(Math.ceil(targetLength / piece.length)) + tail);
     fc.assert(fc.property(longText, (text) => expectSame(text)), { numRuns: 60 });
+  });
+});
+
+describe("the oracle", () => {
+  it("in linear time is the reference, text for text and hash for hash", () => {
+    const short = fc.string({ unit: fc.constantFrom(" ", "\t", "a", "\u00a0", "\r", "\n", "\u3000", "😀", "\ud800"), maxLength: 60 });
+    fc.assert(
+      fc.property(fc.oneof(short, specialText, lineText), (text) => {
+        expect(linearReferenceNormalizeResultText(text)).toBe(referenceNormalizeResultText(text));
+        expect(linearReferenceContentHash("bash", text)).toBe(referenceContentHash("bash", text));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
