@@ -78,23 +78,22 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   }
   const positions: number[] = [];
   const messages = yield* branchMessagesSteps(branch, positions);
-  const slotOfMessage = (message: AgentMessage) => slotOf.get(message);
   const locationAt = (slot: number) => (places ? places.location(walk.indices[slot]!) : loaded.locationOf(branch[slot]!));
   return {
     loaded,
     branch,
     messages,
     entryOf: (message) => {
-      const slot = slotOfMessage(message);
+      const slot = slotOf.get(message);
       return slot === undefined ? undefined : branch[slot];
     },
     scannedCharsOf: (message) => {
-      const slot = slotOfMessage(message);
+      const slot = slotOf.get(message);
       const chars = slot === undefined ? NOT_SCANNED : scannedChars[slot]!;
       return chars === NOT_SCANNED ? undefined : chars;
     },
     locationOf: (message) => {
-      const slot = slotOfMessage(message);
+      const slot = slotOf.get(message);
       return slot === undefined ? undefined : locationAt(slot);
     },
     messageEntry: (k) => branch[positions[k]!]!,

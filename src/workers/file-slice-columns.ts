@@ -22,7 +22,7 @@ export class FileSliceWriter {
   private readonly roles: string[] = [];
   private readonly timestamps: unknown[] = [];
   private readonly toolCallIds: unknown[] = [];
-  private outputs: number[] = [];
+  private readonly outputs: number[] = [];
   private readonly digests: string[] = [];
 
   constructor(
