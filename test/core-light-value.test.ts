@@ -3,10 +3,12 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { argsExcerpt } from "../src/core/deterministic-body.js";
 import { isSyntheticChainMessage } from "../src/core/message-text.js";
 import {
   guardLightened,
   jsonStringLength,
+  LIGHT_ARGS_KEEP_CHARS,
   LIGHT_KEEP_CHARS,
   LIGHT_PATH_MAX,
   lightenInPlace,
@@ -75,6 +77,39 @@ describe("lightenInPlace", () => {
     expect(args.path).toBe(path);
     expect(args.content.length).toBeLessThan(bigArg.length);
     expect(JSON.stringify(args).slice(0, 200)).toBe(excerptBefore);
+  });
+
+  it("keeps the excerpt of any call's arguments exact, and no head of a string that starts past the kept part (an edit's newText)", () => {
+    const longish = fc.oneof(jsonHard, jsonHard.map((t) => t.repeat(30)), fc.integer({ min: 0, max: 600 }).map((n) => "y".repeat(n)));
+    const argValue = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, longish, longish, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(tie("node"), { maxLength: 4 }), fc.dictionary(fc.oneof(jsonHard, fc.constantFrom("path", "text", "content", "oldText", "newText")), tie("node"), { maxKeys: 4 })),
+    })).node;
+    // Short members first move the long ones along, to anywhere around the kept part's end.
+    const padding = fc.integer({ min: 0, max: 90 }).chain((n) => fc.array(fc.tuple(fc.string({ maxLength: 3 }), fc.integer({ min: 0, max: 9 })), { minLength: n, maxLength: n }));
+    const members = fc.dictionary(fc.oneof(jsonHard, fc.constantFrom("path", "command", "oldText", "newText", "content")), argValue, { maxKeys: 6 });
+    const object = fc.tuple(padding, members).map(([pad, rest]) => Object.assign(Object.fromEntries(pad.map(([k, v]) => [`_${k}`, v])), rest));
+    const array = fc.tuple(padding, fc.array(argValue, { maxLength: 4 })).map(([pad, rest]) => [...pad.map(([, v]) => v), ...rest]);
+    const args = fc.oneof(object, array, longish);
+    fc.assert(
+      fc.property(args, fc.constantFrom("arguments", "input", "args"), (a, key) => {
+        const real = JSON.parse(JSON.stringify({ role: "assistant", content: [{ type: "toolCall", id: "c", name: "t", [key]: a }] })) as { content: Array<Record<string, unknown>> };
+        const light = structuredClone(real);
+        const length = lightenInPlace(light);
+        expect(length).toBe(JSON.stringify(real).length);
+        expect(realJsonLength(light)).toBe(length);
+        expect(argsExcerpt(light.content[0]![key])).toBe(argsExcerpt(real.content[0]![key]));
+      }),
+      { numRuns: 1500 },
+    );
+    const oldText = "o".repeat(600);
+    const newText = "n".repeat(600);
+    const call = { role: "assistant", content: [{ type: "toolCall", id: "c", name: "edit", arguments: { path: "/src/a.ts", oldText, newText } }] };
+    lightenInPlace(call);
+    const lightArgs = call.content[0]!.arguments;
+    // oldText's opening quote is at 30 in `{"path":"/src/a.ts","oldText":"…`: it keeps 256 - 30.
+    expect(lightArgs.oldText.startsWith("o".repeat(LIGHT_ARGS_KEEP_CHARS - 30))).toBe(true);
+    expect(lightArgs.oldText.startsWith("o".repeat(LIGHT_ARGS_KEEP_CHARS - 29))).toBe(false);
+    expect(lightArgs.newText.startsWith("n")).toBe(false);
   });
 
   it("with a key to skip, leaves that key's value alone and counts the rest (the scan lightens a message first, then its entry)", () => {

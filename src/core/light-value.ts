@@ -5,9 +5,10 @@
  * lightened; identifiers, names, paths, timestamps and every other field stay exactly as they are
  * (an id or a session id that changed would change what is written). A lightened string keeps no
  * head, except in a user message, whose texts keep their first 64 characters after leading
- * whitespace (the `<compressed-chain` test), and inside tool-call arguments, which keep 256 (a
- * retry body quotes the first 200 JSON characters of a call's arguments); a `path` argument up to
- * PATH_MAX stays whole (protection globs match whole paths). The placeholder carries how many JSON
+ * whitespace (the `<compressed-chain` test), and inside tool-call arguments, whose JSON keeps its
+ * first 256 characters (a retry body and an archived output's stub quote the first 200 JSON
+ * characters of a call's arguments); a `path` argument up to PATH_MAX stays whole (protection
+ * globs match whole paths). The placeholder carries how many JSON
  * characters it stands in for, so a context measured on lightened messages equals the one
  * measured on the real messages.
  *
@@ -26,7 +27,12 @@ import { refOf, refPrefix, refText, resolvedJsonLength, type LiteralRef } from "
  * placeholders): kept there too, the heads were ~8% of the peak RSS at 200x1M (measured).
  */
 export const LIGHT_KEEP_CHARS = 64;
-/** The same inside tool-call arguments (`arguments`, `input`, `args` of calls and records). */
+/**
+ * How much of a call's arguments (`arguments`, `input`, `args` of calls and records) stays exact,
+ * in JSON characters from their start: the excerpts that quote arguments read their first
+ * EXCERPT_MAX_UNITS (200), and this leaves a margin. A string there keeps its head up to this
+ * point; one starting past it keeps none (an edit's `newText` after its `oldText`).
+ */
 export const LIGHT_ARGS_KEEP_CHARS = 256;
 /** `path` values (what protection rules match) are kept whole up to this length (PATH_MAX). */
 export const LIGHT_PATH_MAX = 4096;
@@ -121,11 +127,16 @@ function lightenWalk(value: unknown, skipKey: string | undefined): number {
     const skip = node === top ? skipKey : undefined;
     let mode = queue.modes.pop()!;
     const args = (mode & IN_CALL_ARGS) !== 0;
+    // Where the next child starts in the arguments' JSON, while that is known (see argsRule).
+    let at = (mode & ARGS_ROOT) !== 0 ? 1 : UNKNOWN_AT;
+    mode &= ~ARGS_ROOT;
     if (Array.isArray(node)) {
       length += node.length > 0 ? node.length + 1 : 2; // brackets and commas
       for (let i = 0; i < node.length; i++) {
-        node[i] = lightChild(node[i], args ? IN_ARGS : NEVER, queue, mode);
+        if (i > 0) at = advance(at, 1); // the comma
+        node[i] = lightChild(node[i], args ? argsRule(IN_ARGS, at) : NEVER, queue, mode);
         length += childChars;
+        at = nextAt(at, node[i]);
       }
     } else {
       const record = node as Record<string, unknown>;
@@ -145,10 +156,12 @@ function lightenWalk(value: unknown, skipKey: string | undefined): number {
           keys++;
           continue;
         }
-        const childArgs = args || ARGS_KEYS.has(key);
-        const rule = childArgs ? (key === "path" ? PATH : IN_ARGS) : BULK_KEYS.has(key) ? bulk : NEVER;
-        record[key] = lightChild(record[key], rule, queue, childArgs ? mode | IN_CALL_ARGS : mode);
+        const argsRoot = !args && ARGS_KEYS.has(key);
+        if (args) at = advance(at, (keys > 0 ? 1 : 0) + keyJsonLength(key) + 1); // comma, key, colon
+        const rule = args ? argsRule(key === "path" ? PATH : IN_ARGS, at) : argsRoot ? IN_ARGS : BULK_KEYS.has(key) ? bulk : NEVER;
+        record[key] = lightChild(record[key], rule, queue, args ? mode : argsRoot ? mode | IN_CALL_ARGS | ARGS_ROOT : mode);
         length += keyJsonLength(key) + 1 + childChars;
+        if (args) at = nextAt(at, record[key]);
         keys++;
       }
       length += keys > 0 ? keys + 1 : 2; // braces and commas
@@ -168,6 +181,39 @@ const USER_BULK: Rule = { max: LIGHT_KEEP_CHARS, keep: LIGHT_KEEP_CHARS };
 const IN_ARGS: Rule = { max: LIGHT_ARGS_KEEP_CHARS, keep: LIGHT_ARGS_KEEP_CHARS };
 const PATH: Rule = { max: LIGHT_PATH_MAX, keep: LIGHT_ARGS_KEEP_CHARS };
 
+/** A child's place in its arguments' JSON is unknown (it follows a container, measured later). */
+const UNKNOWN_AT = -1;
+
+/**
+ * The rule for a string of a call's arguments whose opening quote is at `at` in their JSON: a
+ * head that ends LIGHT_ARGS_KEEP_CHARS characters in, none when it starts there or later. Every
+ * character before that point is then the real argument's (a head is a prefix, and the lengths
+ * `at` adds up are the real ones), so the first EXCERPT_MAX_UNITS of the JSON are exact. Where
+ * the place is unknown (inside or after a nested container), the whole head is kept, as before.
+ */
+function argsRule(rule: Rule, at: number): Rule {
+  if (at === UNKNOWN_AT) return rule;
+  const keep = Math.max(0, LIGHT_ARGS_KEEP_CHARS - at);
+  return keep >= rule.keep ? rule : (budgeted(rule)[keep] ??= { max: rule.max, keep });
+}
+
+const BUDGETED = new Map<Rule, Rule[]>();
+
+function budgeted(rule: Rule): Rule[] {
+  let rules = BUDGETED.get(rule);
+  if (rules === undefined) BUDGETED.set(rule, (rules = []));
+  return rules;
+}
+
+/** Where what follows `child` starts: `childChars` (its real JSON length) on, unless a container makes it unknown. */
+function nextAt(at: number, child: unknown): number {
+  return typeof child === "object" && child !== null ? UNKNOWN_AT : advance(at, childChars);
+}
+
+function advance(at: number, chars: number): number {
+  return at === UNKNOWN_AT ? UNKNOWN_AT : at + chars;
+}
+
 /** JSON characters the last `lightChild` counted (a module variable: no object per node on this hot path). */
 let childChars = 0;
 
@@ -179,6 +225,8 @@ interface Queue {
 /** What a container lies inside (bit flags of a queue's `modes`). */
 const IN_CALL_ARGS = 1;
 const IN_USER = 2;
+/** The container is a call's arguments themselves (not one nested in them): its children's places are counted. */
+const ARGS_ROOT = 4;
 
 /**
  * A child lightened (a string, by `rule`) or queued (a container, counted when visited); sets
