@@ -1,8 +1,8 @@
 /**
  * The main job: compact one session file in place (what `/pruner compact` does), returning a
  * report. Reads and reconstructs, migrates a version-1/2 file first (atomically), then runs
- * compressEligible with a durable appender. A dry run does the same work against an in-memory
- * appender and a throw-away blob folder, so the input is never touched.
+ * compressEligible with a durable appender. A dry run does the same work against an appender that
+ * keeps nothing and a throw-away blob folder, so the input is never touched.
  */
 
 import fs from "node:fs";
@@ -128,20 +128,16 @@ interface Writer {
   /** Writes one entry; durable once `sync` resolves. */
   append: AppendEntry;
   sync: () => Promise<void>;
-  /** Entries appended in this run (for the after-context measure). */
-  appendedEntries: Array<{ customType: string; data: unknown }>;
   blobDir: string;
   close(): Promise<void>;
 }
 
 async function openWriter(model: SessionModel, options: CompactOptions): Promise<Writer> {
-  const appendedEntries: Writer["appendedEntries"] = [];
   if (options.dryRun) {
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-dry-run-"));
     return {
-      append: async (customType, data) => void appendedEntries.push({ customType, data }),
+      append: async () => undefined,
       sync: async () => undefined,
-      appendedEntries,
       blobDir: scratch,
       close: async () => fs.rmSync(scratch, { recursive: true, force: true }),
     };
@@ -150,10 +146,8 @@ async function openWriter(model: SessionModel, options: CompactOptions): Promise
   return {
     append: async (customType, data, dataJson) => {
       await appender.appendCustom(customType, data, { durable: false, ...(dataJson === undefined ? {} : { dataJson }) });
-      appendedEntries.push({ customType, data });
     },
     sync: () => appender.sync(),
-    appendedEntries,
     blobDir: model.blobDir,
     close: () => appender.close(),
   };
