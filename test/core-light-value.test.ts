@@ -196,6 +196,19 @@ describe("guardLightened", () => {
 });
 
 describe("usage subtrees", () => {
+  it("a tool result's details become one placeholder; a custom message's details (a per-batch summary's refs) stay", () => {
+    const details = { diff: "-a\n+b\n".repeat(20), firstChangedLine: 3 };
+    const result = { role: "toolResult", toolCallId: "c1", toolName: "edit", content: [{ type: "text", text: "ok" }], details: structuredClone(details), isError: false, timestamp: 1 };
+    const summary = { role: "custom", customType: "context-prune-summary", content: "s", details: { toolCallRefs: [{ shortId: "t1", toolCallId: "c1" }], note: "n".repeat(80) }, timestamp: 2 };
+    const realResult = JSON.stringify(result).length;
+    const realSummary = structuredClone(summary);
+    expect(lightenInPlace(result)).toBe(realResult);
+    expect(typeof result.details).toBe("string");
+    expect(realJsonLength(result)).toBe(realResult);
+    lightenInPlace(summary);
+    expect(summary.details.toolCallRefs).toEqual(realSummary.details.toolCallRefs);
+  });
+
   it("an assistant's usage becomes one placeholder, a usage object inside a call's arguments stays (a retry body quotes the args)", () => {
     const usage = { input: 123456, output: 654321, cacheRead: 42, cost: { total: 0.5 } };
     const message = { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "x", usage: { ...usage } } }], usage: { ...usage } };

@@ -106,6 +106,19 @@ describe("scanSession reads as readSession does", () => {
     expect([ours.code, ours.line, ours.message]).toEqual(["line-too-long", 2, theirs.message]);
   });
 
+  it("a message entry keeps no ISO time of its own; a branch summary keeps its (the message pi derives from it is timed by it)", async () => {
+    const summaryLine = JSON.stringify({ type: "branch_summary", id: "s2", parentId: "a1", timestamp: "2026-01-01T00:00:02.000Z", fromId: "a1", summary: "earlier work" });
+    const file = writeTemp([header, line("a1", null, "x"), summaryLine].join("\n") + "\n");
+    for (const workers of [0, 2]) {
+      const scanned = await scanSession(file, runner(workers));
+      const [message, branchSummary] = scanned.entries;
+      expect(message!.type).toBe("message");
+      expect(message!.timestamp).toBeUndefined();
+      expect((message as MessageEntry).message.timestamp).toBe(1);
+      expect(branchSummary!.timestamp).toBe("2026-01-01T00:00:02.000Z");
+    }
+  });
+
   it("a missing file and a folder are named clearly", async () => {
     expect((await errorOf(scanSession(path.join(os.tmpdir(), "chainpress-no-such.jsonl"), runner(0)))).code).toBe("not-found");
     const folder = await errorOf(scanSession(os.tmpdir(), runner(0)));

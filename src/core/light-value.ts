@@ -41,6 +41,12 @@ export const LIGHT_PATH_MAX = 4096;
 const ARGS_KEYS = new Set(["arguments", "input", "args"]);
 /** Keys whose whole value planning never reads: an object there (outside a call's arguments) becomes one placeholder string. */
 const SUBTREE_KEYS = new Set(["usage"]);
+/**
+ * The same in a tool result only: its `details` (an edit's diff, a command's truncation facts).
+ * A render replaces a tool result whole or keeps it as it is, never copying them; the `details`
+ * that rendering reads are a per-batch summary's, in a custom message.
+ */
+const TOOL_RESULT_SUBTREE_KEYS = new Set(["usage", "details"]);
 const MIN_SUBTREE_CHARS = 32;
 /** Keys whose string values are bulk text, never an identifier. */
 const BULK_KEYS = new Set(["text", "thinking", "thinkingSignature", "signature", "content", "data", "resultText", "resultPreview", "rangeSummaryText", "summary"]);
@@ -142,13 +148,14 @@ function lightenWalk(value: unknown, skipKey: string | undefined): number {
       const record = node as Record<string, unknown>;
       if (record.role === "user") mode |= IN_USER;
       const bulk = (mode & IN_USER) !== 0 ? USER_BULK : BULK;
+      const subtreeKeys = record.role === "toolResult" ? TOOL_RESULT_SUBTREE_KEYS : SUBTREE_KEYS;
       let keys = 0;
       // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
       for (const key in record) {
         if (key === skip) continue;
         const child = record[key];
         // Never inside a call's arguments: a retry body quotes their first 200 JSON characters.
-        const chars = !args && SUBTREE_KEYS.has(key) && typeof child === "object" && child !== null ? subtreeJsonLength(child) : 0;
+        const chars = !args && subtreeKeys.has(key) && typeof child === "object" && child !== null ? subtreeJsonLength(child) : 0;
         // Only when the placeholder is shorter than what it replaces (it needs ~8 characters).
         if (chars > MIN_SUBTREE_CHARS) {
           record[key] = placeholderWorth(chars - 2); // the 2 quotes of the string that replaces it
