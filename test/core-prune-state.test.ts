@@ -1,6 +1,7 @@
 // PruneState (the indexer / chain registry / block issuer) against UPSTREAM-FORMAT.md §3.2 (dedup
 // map: first-seen-wins, normal records only), §3.3 (ref registration + counter), §3.5 (block refs),
 // §4.3 (coverage: any overlap, false for an empty list) and §4.6 step 5 (refs in key order).
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { contentHash } from "../src/core/content-hash.js";
 import { PruneState } from "../src/core/prune-state.js";
@@ -48,7 +49,57 @@ describe("PruneState — records", () => {
   });
 });
 
+describe("PruneState — keys by bare id", () => {
+  it("whenever keysOf is first asked, it answers as if the list had been kept all along (ids that collide with keys included)", () => {
+    const ids = fc.constantFrom("a", "b", "a@1", "a@2", "@1", "c@x");
+    const timestamps = fc.option(fc.constantFrom(1, 2, -0, 1.5, Number.NaN), { nil: undefined });
+    const step = fc.oneof(fc.record({ id: ids, ts: timestamps }), fc.record({ ask: ids }));
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
+        const state = new PruneState();
+        const expected = new Map<string, string[]>();
+        for (const s of steps) {
+          if ("ask" in s) {
+            expect(state.keysOf(s.ask)).toEqual(expected.get(s.ask) ?? []);
+            continue;
+          }
+          state.indexRecord(record(s.id, "x", s.ts), { seedDedup: false });
+          const key = s.ts === undefined ? s.id : `${s.id}@${s.ts}`;
+          const keys = expected.get(s.id) ?? [];
+          if (!keys.includes(key)) expected.set(s.id, [...keys, key]);
+        }
+        for (const [id, keys] of expected) expect(state.keysOf(id)).toEqual(keys);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe("PruneState — short refs", () => {
+  it("whenever keyByRef is first read, it holds what a map kept all along would, in the same order", () => {
+    const step = fc.oneof(
+      fc.record({ shortId: fc.constantFrom("t1", "t2", "t3", "x", "a@1"), id: fc.constantFrom("a", "b"), ts: fc.option(fc.constantFrom(1, 2), { nil: undefined }) }),
+      fc.record({ read: fc.constant(true) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
+        const state = new PruneState();
+        const expected = new Map<string, string>();
+        for (const s of steps) {
+          if ("read" in s) {
+            expect([...state.keyByRef]).toEqual([...expected]);
+            continue;
+          }
+          state.registerRef({ shortId: s.shortId, toolCallId: s.id, ...(s.ts === undefined ? {} : { resultTimestamp: s.ts }) });
+          const key = s.ts === undefined ? s.id : `${s.id}@${s.ts}`;
+          if (s.shortId !== key) expected.set(s.shortId, key);
+        }
+        expect([...state.keyByRef]).toEqual([...expected]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("registers alias→key and key→alias when shortId differs from the key", () => {
     const s = new PruneState();
     s.registerRef({ shortId: "t3", toolCallId: "a", resultTimestamp: 10 });

@@ -19,17 +19,31 @@ function sameOrOwn(given: string | undefined, toolCallId: string, resultTimestam
   return given === own ? given : own;
 }
 
+/** Adds `key` to the keys `bareId` was archived under, unless it is there already. */
+function addBareKey(index: Map<string, string | string[]>, bareId: string, key: string): void {
+  const keys = index.get(bareId);
+  if (keys === undefined) index.set(bareId, key);
+  else if (typeof keys === "string") {
+    if (keys !== key) index.set(bareId, [keys, key]);
+  } else if (!keys.includes(key)) keys.push(key);
+}
+
 export class PruneState {
   /** Archived records by occurrence key (legacy records by bare id). */
   readonly records = new Map<string, ToolCallRecord>();
   /**
    * Every key a bare id was archived under, first-seen order: the key itself when there is one
    * (nearly always), an array only for several, which spares an array per record (~7 MB at
-   * 128k records). Read through keysOf.
+   * 128k records). Read through keysOf, which builds it: only a query and a legacy record's stub
+   * ask, so until then indexRecord logs each (bare id, key) pair in `bareKeyLog` instead, sparing
+   * a compaction's commits a map lookup and insert per record.
    */
-  private readonly keysByBareId = new Map<string, string | string[]>();
+  private keysByBareId: Map<string, string | string[]> | undefined;
+  private bareKeyLog: string[] = [];
   readonly refByKey = new Map<string, string>();
-  readonly keyByRef = new Map<string, string>();
+  /** Short ref → key, built on first read (a query asks by ref); until then `refKeyLog` keeps (ref, key) pairs, as for keysByBareId. */
+  private keyByRefIndex: Map<string, string> | undefined;
+  private refKeyLog: string[] = [];
   /** Dedup alias key → original key. */
   readonly dedupAliases = new Map<string, string>();
   /** Per-batch summary texts by the occurrence keys they cover (what "coverage" reads). */
@@ -49,11 +63,8 @@ export class PruneState {
   indexRecord(record: ToolCallRecord, options: { seedDedup: boolean }, key?: string): void {
     key = sameOrOwn(key, record.toolCallId, record.resultTimestamp);
     this.records.set(key, record);
-    const keys = this.keysByBareId.get(record.toolCallId);
-    if (keys === undefined) this.keysByBareId.set(record.toolCallId, key);
-    else if (typeof keys === "string") {
-      if (keys !== key) this.keysByBareId.set(record.toolCallId, [keys, key]);
-    } else if (!keys.includes(key)) keys.push(key);
+    if (this.keysByBareId === undefined) this.bareKeyLog.push(record.toolCallId, key);
+    else addBareKey(this.keysByBareId, record.toolCallId, key);
     if (options.seedDedup) {
       this.dedupSeeds.push(record);
       this.dedupCache = null;
@@ -62,8 +73,30 @@ export class PruneState {
 
   /** Every key a bare id was archived under, first-seen order. */
   keysOf(bareId: string): readonly string[] {
-    const keys = this.keysByBareId.get(bareId);
+    const keys = this.bareIdIndex().get(bareId);
     return keys === undefined ? [] : typeof keys === "string" ? [keys] : keys;
+  }
+
+  private bareIdIndex(): Map<string, string | string[]> {
+    if (this.keysByBareId === undefined) {
+      const index = new Map<string, string | string[]>();
+      const log = this.bareKeyLog;
+      for (let i = 0; i < log.length; i += 2) addBareKey(index, log[i]!, log[i + 1]!);
+      this.keysByBareId = index;
+      this.bareKeyLog = [];
+    }
+    return this.keysByBareId;
+  }
+
+  get keyByRef(): ReadonlyMap<string, string> {
+    if (this.keyByRefIndex === undefined) {
+      const index = new Map<string, string>();
+      const log = this.refKeyLog;
+      for (let i = 0; i < log.length; i += 2) index.set(log[i]!, log[i + 1]!);
+      this.keyByRefIndex = index;
+      this.refKeyLog = [];
+    }
+    return this.keyByRefIndex;
   }
 
   isIndexed(key: string): boolean {
@@ -75,7 +108,8 @@ export class PruneState {
     if (!ref.shortId || !ref.toolCallId) return;
     key = sameOrOwn(key, ref.toolCallId, ref.resultTimestamp);
     if (ref.shortId !== key) {
-      this.keyByRef.set(ref.shortId, key);
+      if (this.keyByRefIndex === undefined) this.refKeyLog.push(ref.shortId, key);
+      else this.keyByRefIndex.set(ref.shortId, key);
       this.refByKey.set(key, ref.shortId);
     }
     const match = SHORT_REF.exec(ref.shortId);

@@ -57,7 +57,8 @@ interface Archived {
 function archivedRecord(state: PruneState, key: string, toolCallId: string): Archived | undefined {
   const direct = state.recordForKey(key);
   if (direct) return { record: direct, refKey: key };
-  if (key === toolCallId) return undefined;
+  // A legacy record is archived under the bare id itself: without one, no key list is needed.
+  if (key === toolCallId || !state.records.has(toolCallId)) return undefined;
   const keys = state.keysOf(toolCallId);
   const legacy = keys.length === 1 && keys[0] === toolCallId ? state.records.get(toolCallId) : undefined;
   return legacy ? { record: legacy, refKey: toolCallId } : undefined;
