@@ -226,6 +226,27 @@ describe("phase 3: entries that cannot be applied", () => {
     expect(result.diagnostics).toEqual([{ kind: "range-id-mismatch", detail: "blockId=b1 recorded=3 actual=2", dedupKey: "b1" }]);
     expect(result.messages).toHaveLength(5);
   });
+
+  it("compares ids as sets: a list naming one id twice (two keys of it) matches, one naming a stranger in place of an id does not", () => {
+    const twice = new PruneState();
+    twice.registerChain(manualEntry("b1", 1000, 1050, ["c1", "c1@1010", "c2"]));
+    expect(applyChainRanges(oneChain(), twice, stripOn).diagnostics).toEqual([]);
+    const stranger = new PruneState();
+    stranger.registerChain(manualEntry("b1", 1000, 1050, ["c1", "gone"]));
+    expect(applyChainRanges(oneChain(), stranger, stripOn).diagnostics).toEqual([{ kind: "range-id-mismatch", detail: "blockId=b1 recorded=2 actual=2", dedupKey: "b1" }]);
+    const swapped = new PruneState();
+    swapped.registerChain(manualEntry("b1", 1000, 1050, ["c2", "c1"]));
+    expect(applyChainRanges(oneChain(), swapped, stripOn).diagnostics).toEqual([]);
+  });
+
+  it("without the id check, renders the same messages and reports no mismatch", () => {
+    const state = new PruneState();
+    state.registerChain(manualEntry("b1", 1000, 1050, ["c1", "c2", "gone@77"]));
+    const checked = applyChainRanges(oneChain(), state, stripOn);
+    const unchecked = applyChainRanges(oneChain(), state, { ...stripOn, checkRecordedIds: false });
+    expect(unchecked.diagnostics).toEqual([]);
+    expect(unchecked.messages).toEqual(checked.messages);
+  });
 });
 
 describe("phase 3: what survives", () => {

@@ -31,7 +31,8 @@ export function parseOccurrenceKey(key: string): ParsedOccurrenceKey {
 
 /** The bare tool-call id of a key or id. */
 export function bareToolCallId(keyOrId: string): string {
-  return parseOccurrenceKey(keyOrId).toolCallId;
+  // Most are bare ids already (a chain entry's droppedToolCallIds): no parse, no object.
+  return keyOrId.lastIndexOf("@") <= 0 ? keyOrId : parseOccurrenceKey(keyOrId).toolCallId;
 }
 
 /** A result timestamp is any JS number (NaN included, as upstream); anything else is absent. */

@@ -42,7 +42,9 @@ export function measureContextCooperatively(model: SessionModel, options: PruneO
 }
 
 function* measureSteps(model: SessionModel, options: PruneOptions): Steps<ContextSize> {
-  const messages = (yield* pruneMessagesSteps(yield* contextMessagesSteps(model.branch), model.state, options)).messages;
+  // Only the messages count here: the render's diagnostics are dropped, so it need not look for them.
+  const render = { ...options, checkRecordedIds: false };
+  const messages = (yield* pruneMessagesSteps(yield* contextMessagesSteps(model.branch), model.state, render)).messages;
   let chars = 0;
   // Per message, so a 200 MB session never becomes one giant string.
   for (let index = 0; index < messages.length; index++) {

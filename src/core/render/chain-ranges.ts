@@ -19,6 +19,12 @@ import { runSteps, stepDue, type Steps } from "../steps.js";
 export interface ChainRenderOptions {
   /** The closing assistant keeps only its non-thinking blocks (default true, as upstream). */
   stripFinalAssistantThinking?: boolean;
+  /**
+   * Compare each range's recorded ids with the ids its span holds, for the range-id-mismatch
+   * report (default true). A caller that drops the diagnostics (a context measure) spares the
+   * two sets per range: 128k ids each, per render at 200x1M.
+   */
+  checkRecordedIds?: boolean;
 }
 
 export interface ChainRenderResult {
@@ -109,23 +115,24 @@ interface Dropped {
   ids: Set<string>;
 }
 
-/** Per range: the protected outputs to relocate and the bare ids actually found in the span. */
+/** Per range: the protected outputs to relocate and, when asked for, the bare ids actually found in the span. */
 interface SpanContent {
   protectedOutputs: ProtectedOutput[];
-  actualIds: Set<string>;
+  actualIds?: Set<string>;
 }
 
-function* scanSpan(messages: readonly AgentMessage[], range: AcceptedRange): Steps<SpanContent> {
+function* scanSpan(messages: readonly AgentMessage[], range: AcceptedRange, collectIds: boolean): Steps<SpanContent> {
   const protectedIds = new Set(range.entry.protectedToolCallIds ?? []);
-  const content: SpanContent = { protectedOutputs: [], actualIds: new Set() };
+  const actualIds = collectIds ? new Set<string>() : undefined;
+  const content: SpanContent = { protectedOutputs: [], ...(actualIds ? { actualIds } : {}) };
   for (let i = range.startIndex + 1; i < range.endIndex; i++) {
     if (stepDue(i)) yield;
     const message = messages[i]!;
     if (message.role === "assistant") {
-      for (const call of toolCallParts(message)) content.actualIds.add(call.id);
+      if (actualIds) for (const call of toolCallParts(message)) actualIds.add(call.id);
     } else if (message.role === "toolResult") {
       const result = message as ToolResultMessage;
-      content.actualIds.add(result.toolCallId);
+      actualIds?.add(result.toolCallId);
       if (protectedIds.has(result.toolCallId)) content.protectedOutputs.push({ tool: result.toolName, text: contentText(result.content) });
     }
   }
@@ -157,11 +164,27 @@ function* droppedBy(messages: readonly AgentMessage[], ranges: readonly Accepted
 
 /** The recorded ids and the ids found differ: informational, the range is applied anyway. */
 function mismatchReport(entry: ChainCompressionEntry, actual: Set<string>): DiagnosticReport | undefined {
-  const recorded = new Set((entry.droppedToolCallIds ?? []).map(bareToolCallId));
+  const listed = entry.droppedToolCallIds ?? [];
+  if (sameOnceEach(listed, actual)) return undefined;
+  const recorded = new Set(listed.map(bareToolCallId));
   const same = recorded.size === actual.size && [...recorded].every((id) => actual.has(id));
   if (same) return undefined;
   const detail = `blockId=${entry.blockId} recorded=${recorded.size} actual=${actual.size}`;
   return { kind: "range-id-mismatch", detail, dedupKey: entry.blockId };
+}
+
+/**
+ * True when `listed` names each id of `actual` exactly once (then their sets are equal), found
+ * without building a set of `listed`: the common case, which spares one. `actual` is left as it
+ * was. False says nothing: a list may also name an id twice (two keys of one bare id).
+ */
+function sameOnceEach(listed: readonly string[], actual: Set<string>): boolean {
+  if (listed.length !== actual.size) return false;
+  let found = 0;
+  while (found < listed.length && actual.delete(bareToolCallId(listed[found]!))) found++;
+  const same = found === listed.length;
+  for (let i = 0; i < found; i++) actual.add(bareToolCallId(listed[i]!));
+  return same;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -312,13 +335,14 @@ export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneSta
   const present = yield* presentSyntheticIds(messages);
   const bodyOfBlock = blockBodyLookup(state);
   const plan: EmitPlan = { insertAfter: new Map(), ends: new Set(), inside: new Uint8Array(messages.length), ranges };
+  const checkIds = options.checkRecordedIds !== false;
   for (const range of ranges) {
-    const span = yield* scanSpan(messages, range);
+    const span = yield* scanSpan(messages, range, checkIds);
     plan.inside.fill(1, range.startIndex + 1, range.endIndex);
     plan.ends.add(range.endIndex);
     // An already-rendered span holds no tool ids any more: comparing it would only report noise.
     if (present.has(range.entry.blockId)) continue;
-    const mismatch = mismatchReport(range.entry, span.actualIds);
+    const mismatch = span.actualIds && mismatchReport(range.entry, span.actualIds);
     if (mismatch) diagnostics.push(mismatch);
     const body = chainBody(range.entry, state, bodyOfBlock);
     plan.insertAfter.set(range.startIndex, buildSyntheticChainMessage(range.entry, body, span.protectedOutputs));

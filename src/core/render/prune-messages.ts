@@ -37,6 +37,8 @@ export interface PruneOptions {
   stripFinalAssistantThinking?: boolean;
   /** Where a spill file is now, for the stubs' "read this file" line (a moved session). */
   spillPathOf?: (storedPath: string) => string;
+  /** Look for range-id-mismatch (chain-ranges.ts; default true): false when the diagnostics are not wanted. */
+  checkRecordedIds?: boolean;
 }
 
 export interface PruneResult {
@@ -95,7 +97,8 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
   const diagnostics: DiagnosticReport[] = [];
   let current = stubbed;
   if (chainsOn) {
-    const chains = yield* applyChainRangesSteps(current, state, { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false }, spans);
+    const chainOptions = { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false, checkRecordedIds: options.checkRecordedIds !== false };
+    const chains = yield* applyChainRangesSteps(current, state, chainOptions, spans);
     current = chains.messages;
     diagnostics.push(...chains.diagnostics);
   }
