@@ -2,14 +2,15 @@
  * Lightened entries: the main thread plans a compaction from entries whose bulky strings (tool
  * outputs, message texts and thinking, file contents in arguments, image data) were replaced
  * where they were parsed, in a worker, by a short placeholder. Only strings known to be bulk are
- * lightened; identifiers, names, paths, timestamps and every other field stay exactly as they are
- * (an id or a session id that changed would change what is written). A lightened string keeps no
- * head, except in a user message, whose texts keep their first 64 characters after leading
- * whitespace (the `<compressed-chain` test), and inside tool-call arguments, whose JSON keeps its
- * first 256 characters (a retry body and an archived output's stub quote the first 200 JSON
- * characters of a call's arguments); a `path` argument up to PATH_MAX stays whole (protection
- * globs match whole paths). The placeholder carries how many JSON
- * characters it stands in for, so a context measured on lightened messages equals the one
+ * lightened, and two subtrees planning never reads (an assistant's `usage`, a tool result's
+ * `details`) become one placeholder each; identifiers, names, paths, timestamps and every other
+ * field stay exactly as they are (an id or a session id that changed would change what is
+ * written). A lightened string keeps no head, except in a user message, whose texts keep their
+ * first 64 characters after leading whitespace (the `<compressed-chain` test), and inside
+ * tool-call arguments, whose JSON keeps its first 256 characters (a retry body and an archived
+ * output's stub quote the first 200 JSON characters of a call's arguments); a `path` argument up
+ * to PATH_MAX stays whole (protection globs match whole paths). The placeholder carries how many
+ * JSON characters it stands in for, so a context measured on lightened messages equals the one
  * measured on the real messages.
  *
  * A lightened value must never be written anywhere: it is an index, not the data.

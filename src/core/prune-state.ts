@@ -19,6 +19,13 @@ function sameOrOwn(given: string | undefined, toolCallId: string, resultTimestam
   return given === own ? given : own;
 }
 
+/** A map made by replaying logged (a, b) pairs in order, each with `add`. */
+function mapFromLog<V>(log: readonly string[], add: (index: Map<string, V>, a: string, b: string) => void): Map<string, V> {
+  const index = new Map<string, V>();
+  for (let i = 0; i < log.length; i += 2) add(index, log[i]!, log[i + 1]!);
+  return index;
+}
+
 /** Adds `key` to the keys `bareId` was archived under, unless it is there already. */
 function addBareKey(index: Map<string, string | string[]>, bareId: string, key: string): void {
   const keys = index.get(bareId);
@@ -79,10 +86,7 @@ export class PruneState {
 
   private bareIdIndex(): Map<string, string | string[]> {
     if (this.keysByBareId === undefined) {
-      const index = new Map<string, string | string[]>();
-      const log = this.bareKeyLog;
-      for (let i = 0; i < log.length; i += 2) addBareKey(index, log[i]!, log[i + 1]!);
-      this.keysByBareId = index;
+      this.keysByBareId = mapFromLog(this.bareKeyLog, addBareKey);
       this.bareKeyLog = [];
     }
     return this.keysByBareId;
@@ -90,10 +94,7 @@ export class PruneState {
 
   get keyByRef(): ReadonlyMap<string, string> {
     if (this.keyByRefIndex === undefined) {
-      const index = new Map<string, string>();
-      const log = this.refKeyLog;
-      for (let i = 0; i < log.length; i += 2) index.set(log[i]!, log[i + 1]!);
-      this.keyByRefIndex = index;
+      this.keyByRefIndex = mapFromLog(this.refKeyLog, (index, ref, key) => index.set(ref, key));
       this.refKeyLog = [];
     }
     return this.keyByRefIndex;
