@@ -5,10 +5,26 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   bareToolCallId,
+  isOccurrenceKeyOf,
   occurrenceKey,
   parseOccurrenceKey,
   resultTimestampOf,
 } from "../src/core/occurrence-key.js";
+
+describe("isOccurrenceKeyOf", () => {
+  it("says whether a key is occurrenceKey(id, timestamp), for any id, timestamp and near miss", () => {
+    const id = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom("a", "a@1", "@", "a@", "1", ""));
+    const ts = fc.option(fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-0, Number.NaN, 1, 12, 1e21, 0.1)), { nil: undefined });
+    const keyFor = (i: string, t: number | undefined) =>
+      fc.oneof(fc.constant(occurrenceKey(i, t)), fc.string({ maxLength: 8 }), fc.constantFrom(`${i}@`, `${i}@1`, `${i}1`, `@${i}`, i, `${i}@${String(t)}x`, `x${i}@${String(t)}`, `${i}#${String(t)}`, `${i}@9${String(t)}`));
+    fc.assert(
+      fc.property(id, ts, (i, t) => {
+        fc.assert(fc.property(keyFor(i, t), (key) => isOccurrenceKeyOf(key, i, t) === (key === occurrenceKey(i, t))), { numRuns: 20 });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
 
 describe("occurrenceKey (join)", () => {
   it("joins id and timestamp with @ as a plain decimal integer", () => {

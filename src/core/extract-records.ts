@@ -18,12 +18,14 @@ export interface SpanOutput {
 /**
  * Walk the messages strictly inside a resolved span (pass the slice between the boundaries) and
  * yield every output that is opened by a call in the span, not protected, has a numeric timestamp
- * and is not skipped by `skip(key)`.
+ * and is not skipped by `skip(key)`. `keyOf` gives each output's occurrence key (a planner passes
+ * one that returns the chain's own copies of those strings).
  */
 export function* spanOutputs(
   inner: readonly AgentMessage[],
   protectedIds: ReadonlySet<string>,
   skip: (key: string) => boolean,
+  keyOf: (toolCallId: string, resultTimestamp: number) => string = occurrenceKey,
 ): Generator<SpanOutput> {
   const calls = new Map<string, SpanOutput["call"]>();
   for (const message of inner) {
@@ -39,7 +41,7 @@ export function* spanOutputs(
     if (typeof result.toolCallId !== "string") continue;
     const call = calls.get(result.toolCallId);
     if (!call || protectedIds.has(result.toolCallId) || typeof result.timestamp !== "number") continue;
-    const key = occurrenceKey(result.toolCallId, result.timestamp);
+    const key = keyOf(result.toolCallId, result.timestamp);
     if (!skip(key)) yield { key, call, result };
   }
 }

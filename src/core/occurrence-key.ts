@@ -15,6 +15,14 @@ export function occurrenceKey(toolCallId: string, resultTimestamp?: number): str
   return resultTimestamp === undefined ? toolCallId : [toolCallId, "@", resultTimestamp].join("");
 }
 
+/** `key === occurrenceKey(toolCallId, resultTimestamp)`, without building the key. */
+export function isOccurrenceKeyOf(key: string, toolCallId: string, resultTimestamp?: number): boolean {
+  if (resultTimestamp === undefined) return key === toolCallId;
+  const time = String(resultTimestamp);
+  const at = toolCallId.length;
+  return key.length === at + 1 + time.length && key.charCodeAt(at) === 0x40 && key.startsWith(toolCallId) && key.endsWith(time);
+}
+
 export interface ParsedOccurrenceKey {
   toolCallId: string;
   resultTimestamp?: number;

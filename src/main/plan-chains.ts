@@ -7,6 +7,7 @@
 
 import { buildDeterministicBody, type BodyRecord } from "../core/deterministic-body.js";
 import { spanOutputs, type SpanOutput } from "../core/extract-records.js";
+import { isOccurrenceKeyOf, occurrenceKey } from "../core/occurrence-key.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ChainRange, DiagnosticReport } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -69,8 +70,8 @@ export function planChain(chain: ChainRange, messages: readonly AgentMessage[], 
   const innerStart = span ? span.startIndex + 1 : 0;
   const inner = span ? messages.slice(innerStart, span.endIndex) : [];
   const indexed = lookupKeys.flatMap((key) => state.records.get(key) ?? []);
-  const outputs = [...spanOutputs(inner, new Set(chain.protectedToolCallIds), (key) => state.isIndexed(key) || claimed.has(key))];
-  shareKeyStrings(outputs, chain.middleOccurrenceKeys);
+  const skip = (key: string) => state.isIndexed(key) || claimed.has(key);
+  const outputs = [...spanOutputs(inner, new Set(chain.protectedToolCallIds), skip, chainKeyCopies(chain.middleOccurrenceKeys))];
   const keys = outputs.map((output) => output.key);
   if (keys.length === 0 && indexed.length === 0) return skipPlan(chain, lookupKeys);
   if (new Set(keys).size !== keys.length) {
@@ -88,14 +89,33 @@ export function planChain(chain: ChainRange, messages: readonly AgentMessage[], 
   return { kind: "deterministic", chain, lookupKeys, blockId, inner, innerStart, plannedKeys: keys, outputs, reservedRefs, indexed, toolRefs };
 }
 
+/** How far past the last key found the next one is looked for (skipped results lie between). */
+const KEY_LOOKAHEAD = 8;
+
 /**
- * Points each planned key at the chain's own copy of the same string. The plan's keys end up in
- * the state's maps for the rest of the run, as do the chain's: one string each instead of two
- * (~13 MB at 200x1M's 128k outputs).
+ * Each output's key as the chain's own copy of the same string. The plan's keys end up in the
+ * state's maps for the rest of the run, as do the chain's: one string each instead of two (~13 MB
+ * at 200x1M's 128k outputs). The span's results come in the chain's order, so each is first
+ * looked for just past the last one found, without building it; only a key not found there is
+ * built, and looked up in a map of the chain's keys made then.
  */
-function shareKeyStrings(outputs: SpanOutput[], chainKeys: readonly string[]): void {
-  const own = new Map(chainKeys.map((key) => [key, key]));
-  for (const output of outputs) output.key = own.get(output.key) ?? output.key;
+function chainKeyCopies(chainKeys: readonly string[]): (toolCallId: string, resultTimestamp: number) => string {
+  let next = 0;
+  let byKey: Map<string, number> | undefined;
+  return (toolCallId, resultTimestamp) => {
+    const end = Math.min(chainKeys.length, next + KEY_LOOKAHEAD);
+    for (let i = next; i < end; i++) {
+      if (!isOccurrenceKeyOf(chainKeys[i]!, toolCallId, resultTimestamp)) continue;
+      next = i + 1;
+      return chainKeys[i]!;
+    }
+    const key = occurrenceKey(toolCallId, resultTimestamp);
+    byKey ??= new Map(chainKeys.map((own, i) => [own, i]));
+    const at = byKey.get(key);
+    if (at === undefined) return key;
+    next = at + 1;
+    return chainKeys[at]!;
+  };
 }
 
 function skipPlan(chain: ChainRange, lookupKeys: string[]): SkipPlan {
