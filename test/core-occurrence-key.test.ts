@@ -14,9 +14,20 @@ import {
 describe("isOccurrenceKeyOf", () => {
   it("says whether a key is occurrenceKey(id, timestamp), for any id, timestamp and near miss", () => {
     const id = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom("a", "a@1", "@", "a@", "1", ""));
-    const ts = fc.option(fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-0, Number.NaN, 1, 12, 1e21, 0.1)), { nil: undefined });
+    const safe = fc.oneof(fc.maxSafeNat(), fc.constantFrom(0, 1786701610020, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - 1, 10 ** 15));
+    const ts = fc.option(fc.oneof(fc.integer(), safe, fc.double(), fc.constantFrom(-0, Number.NaN, 1, 12, 1e21, 0.1, 2 ** 53, 2 ** 53 + 2)), { nil: undefined });
+    // Near misses of the digits: a leading zero, one digit more or less, one changed, past 2^53.
+    const digitMisses = (t: number | undefined) => {
+      const time = String(t);
+      return [`0${time}`, `${time}0`, time.slice(0, -1), `${time.slice(0, -1)}${(Number(time.slice(-1)) + 1) % 10}`, `+${time}`, "9007199254740992", "9007199254740993", "19007199254740991", "00"];
+    };
     const keyFor = (i: string, t: number | undefined) =>
-      fc.oneof(fc.constant(occurrenceKey(i, t)), fc.string({ maxLength: 8 }), fc.constantFrom(`${i}@`, `${i}@1`, `${i}1`, `@${i}`, i, `${i}@${String(t)}x`, `x${i}@${String(t)}`, `${i}#${String(t)}`, `${i}@9${String(t)}`));
+      fc.oneof(
+        fc.constant(occurrenceKey(i, t)),
+        fc.string({ maxLength: 8 }),
+        fc.constantFrom(`${i}@`, `${i}@1`, `${i}1`, `@${i}`, i, `${i}@${String(t)}x`, `x${i}@${String(t)}`, `${i}#${String(t)}`, `${i}@9${String(t)}`),
+        fc.constantFrom(...digitMisses(t).map((digits) => `${i}@${digits}`)),
+      );
     fc.assert(
       fc.property(id, ts, (i, t) => {
         fc.assert(fc.property(keyFor(i, t), (key) => isOccurrenceKeyOf(key, i, t) === (key === occurrenceKey(i, t))), { numRuns: 20 });

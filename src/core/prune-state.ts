@@ -6,7 +6,7 @@
  */
 
 import { contentHash } from "./content-hash.js";
-import { occurrenceKey, parseOccurrenceKey } from "./occurrence-key.js";
+import { isOccurrenceKeyOf, occurrenceKey, parseOccurrenceKey } from "./occurrence-key.js";
 import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
 
 const SHORT_REF = /^t(\d+)$/;
@@ -15,8 +15,7 @@ const BLOCK_PREFIX = "b";
 
 /** `given` when it is the occurrence key of the id and timestamp, else their key: a wrong hint costs a copy, never a wrong entry. */
 function sameOrOwn(given: string | undefined, toolCallId: string, resultTimestamp: number | undefined): string {
-  const own = occurrenceKey(toolCallId, resultTimestamp);
-  return given === own ? given : own;
+  return given !== undefined && isOccurrenceKeyOf(given, toolCallId, resultTimestamp) ? given : occurrenceKey(toolCallId, resultTimestamp);
 }
 
 /** A map made by replaying logged (a, b) pairs in order, each with `add`. */

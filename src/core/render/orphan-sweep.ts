@@ -34,21 +34,26 @@ export function sweepOrphans(messages: AgentMessage[]): OrphanSweepResult {
 export function* sweepOrphansSteps(messages: AgentMessage[]): Steps<OrphanSweepResult> {
   let open = new Set<string>();
   const swept: string[] = [];
-  const kept: AgentMessage[] = [];
+  // Made at the first orphan only: a session without any (nearly all) is returned as it is, and
+  // a copy of every message (240k at 200x1M) would be garbage of the old generation.
+  let kept: AgentMessage[] | undefined;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
     if (stepDue(index)) yield;
     if (message.role === "toolResult") {
       const id = (message as ToolResultMessage).toolCallId;
-      if (open.delete(id)) kept.push(message);
-      else swept.push(String(id));
+      if (open.delete(id)) kept?.push(message);
+      else {
+        kept ??= messages.slice(0, index);
+        swept.push(String(id));
+      }
       continue;
     }
     if (message.role === "assistant") open = new Set(toolCallParts(message).map((call) => call.id));
     else open.clear();
-    kept.push(message);
+    kept?.push(message);
   }
-  if (swept.length === 0) return { messages, diagnostics: [] };
+  if (kept === undefined) return { messages, diagnostics: [] };
   return { messages: kept, diagnostics: [orphanReport(swept)] };
 }
 
