@@ -9,7 +9,7 @@
  * their `no-summary` skip and the next pass converges.
  */
 
-import { buildBackfilledIndexData, buildChainEntry } from "../core/chain-entry.js";
+import { buildBackfilledIndexData, buildChainEntry, buildRef } from "../core/chain-entry.js";
 import { CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
 import { guardLightened } from "../core/light-value.js";
 import type { PruneState } from "../core/prune-state.js";
@@ -35,7 +35,15 @@ export interface CommitContext {
 /** What a worker (or the retry path) produced for a deterministic chain. */
 export interface ChainWork {
   records: ToolCallRecord[];
-  refs: SummaryToolCallRef[];
+  /** The records' refs, in order; absent when `shortRefs` gives them (refAt). */
+  refs?: SummaryToolCallRef[];
+  /**
+   * The short refs reserved for `records`, in order (the plan's), when `refs` are absent: the file
+   * path's worker does not send its refs, which arrived as an object per record, outlived young
+   * collections while their chain waited for its commit, and died in the old generation (~15 MB
+   * at 200x1M, measured). Made at the commit, each lives no longer than its turn.
+   */
+  shortRefs?: readonly string[];
   body: string;
   /** The index entry's data, serialised by the worker (the only faithful copy when `records` are lightened). */
   indexDataJson?: DataJson;
@@ -116,7 +124,7 @@ async function appendIndexEntry(ctx: CommitContext, slot: IndexSlot): Promise<bo
   const work = slot.work;
   if (slot.failure || !work || work.records.length === 0) return false;
   try {
-    const data = buildBackfilledIndexData(work.records, work.refs);
+    const data = buildBackfilledIndexData(work.records, refsOf(work));
     await ctx.append(CUSTOM_TYPE_INDEX, work.lightened ? guardLightened(data) : data, work.indexDataJson);
     return true;
   } catch (error) {
@@ -137,16 +145,32 @@ async function settleIndexEntries(ctx: CommitContext, written: IndexSlot[]): Pro
   // rehash of every entry, ~4 ms each at 65k) in the same slice. Nothing reads the state
   // meanwhile (plans were made up front; groups commit one at a time).
   for (const slot of written) {
-    const { records, refs, keys } = slot.work!;
+    const work = slot.work!;
+    const { records, keys } = work;
     for (let i = 0; i < records.length; i++) {
       if (sliceUsedUp()) await pauseIfDue();
       ctx.state.indexRecord(records[i]!, { seedDedup: false }, keys?.[i]);
     }
-    for (let i = 0; i < refs.length; i++) {
+    const count = work.refs?.length ?? records.length;
+    for (let i = 0; i < count; i++) {
       if (sliceUsedUp()) await pauseIfDue();
-      ctx.state.registerRef(refs[i]!, keys?.[i]);
+      ctx.state.registerRef(refAt(work, i), keys?.[i]);
     }
   }
+}
+
+/** The ref of a work's i-th record: its own, or made from its reserved short ref (ChainWork.shortRefs). */
+function refAt(work: ChainWork, i: number): SummaryToolCallRef {
+  const ref = work.refs?.[i];
+  if (ref !== undefined) return ref;
+  const shortRef = work.shortRefs?.[i];
+  if (shortRef === undefined) throw new Error(`internal error: no ref for record ${i} of ${work.records.length}`);
+  const record = work.records[i]!;
+  return buildRef(shortRef, record.toolCallId, record.resultTimestamp);
+}
+
+function refsOf(work: ChainWork): SummaryToolCallRef[] {
+  return work.refs ?? work.records.map((_, i) => refAt(work, i));
 }
 
 async function commitChainEntries(ctx: CommitContext, slots: Slot[]): Promise<void> {

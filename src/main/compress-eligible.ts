@@ -211,8 +211,8 @@ async function planCooperatively(eligible: readonly ChainRange[], deps: Compress
   }
 }
 
-/** A task's result, with the plan's keys of its records (ChainWork.keys). */
-type DispatchedWork = ChainTaskResult & Pick<ChainWork, "keys">;
+/** A task's result, with the plan's keys of its records (ChainWork.keys) and, when the task sent no refs, their short refs (ChainWork.shortRefs). */
+type DispatchedWork = ChainTaskResult & Pick<ChainWork, "keys" | "shortRefs">;
 
 type TaskOutcome = { ok: true; result: DispatchedWork | undefined } | { ok: false; error: Error };
 
@@ -260,7 +260,7 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
       const result = await deps.runner.run(buildTask(deps, plan, slice), onStart);
       const records = lightRecords(plan.outputs, result.archived ?? []);
       plan.outputs = [];
-      return { ...result, records, keys: plan.plannedKeys };
+      return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
     }
     // The live path's records come from the worker whole: the planned outputs are not needed.
     plan.outputs = [];

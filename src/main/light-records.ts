@@ -12,12 +12,12 @@ import { outputFields, type SpanOutput } from "../core/extract-records.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { ArchivedFacts } from "../workers/chain-task.js";
 
-export function lightRecords(outputs: readonly SpanOutput[], archived: readonly ArchivedFacts[]): ToolCallRecord[] {
+export function lightRecords(outputs: readonly SpanOutput[], archived: ReadonlyArray<ArchivedFacts | undefined>): ToolCallRecord[] {
   if (archived.length !== outputs.length) throw new Error(`internal error: ${archived.length} archived outputs for ${outputs.length} planned`);
   return outputs.map((output, i) => {
-    const facts = archived[i]!;
+    const facts = archived[i];
     const fields = outputFields(output);
-    if (facts.spill) return buildBackfilledRecord(fields, facts.spill);
-    return buildBackfilledRecord(facts.lightText === undefined ? fields : { ...fields, resultText: facts.lightText });
+    if (facts?.spill) return buildBackfilledRecord(fields, facts.spill);
+    return buildBackfilledRecord(facts?.lightText === undefined ? fields : { ...fields, resultText: facts.lightText });
   });
 }

@@ -116,9 +116,14 @@ export interface ChainTaskResult {
    * `fileSlice` task sends none: the main thread makes them, lightened, from `archived`.
    */
   records: ToolCallRecord[];
-  /** A `fileSlice` task: per planned output, what the record adds to the lightened model. */
-  archived?: ArchivedFacts[];
-  refs: SummaryToolCallRef[];
+  /**
+   * A `fileSlice` task: per planned output, what the record adds to the lightened model;
+   * undefined for the usual output, whose record is made from the model alone (an object for each
+   * would cross to the main thread and wait there for its commit).
+   */
+  archived?: Array<ArchivedFacts | undefined>;
+  /** The records' refs; a `fileSlice` task sends none: the main thread makes them from the plan's reserved refs. */
+  refs?: SummaryToolCallRef[];
   /** The deterministic body (rangeSummaryText); empty for an `indexOnly` task. */
   body: string;
   /**

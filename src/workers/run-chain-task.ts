@@ -67,22 +67,23 @@ async function runWithRoom(task: ChainTask, hasher: Hasher, room: (bytes: number
     task.indexRoom && Buffer.from(task.indexRoom),
   );
   const { spilledFiles, spilledBytes, archivedChars } = archived;
-  const result = { refs, body, indexDataJson, spilledFiles, spilledBytes, archivedChars, timings };
+  const result = { body, indexDataJson, spilledFiles, spilledBytes, archivedChars, timings };
   // The file path's main thread keeps lightened records, which it makes from its own lightened
-  // model and these facts; the index entry's bytes above are the faithful copy that gets written.
+  // model and these facts, and their refs, from its plan; the index entry's bytes above are the
+  // faithful copy that gets written.
   const facts = task.fileSlice ? records.map((record, i) => archivedFacts(record, archived.soleText[i]!)) : undefined;
   lap(timings, "body", t);
-  return facts ? { ...result, records: [], archived: facts, lightened: true } : { ...result, records, lightened: false };
+  return facts ? { ...result, records: [], archived: facts, lightened: true } : { ...result, records, refs, lightened: false };
 }
 
 /** What a record adds to the lightened model's output (lightened by the same rules). */
-function archivedFacts(record: ToolCallRecord, soleText: boolean): ArchivedFacts {
+function archivedFacts(record: ToolCallRecord, soleText: boolean): ArchivedFacts | undefined {
   if (record.spillPath !== undefined) {
     const spill: SpillFields = { spillBytes: record.spillBytes!, resultPreview: record.resultPreview!, spillPath: record.spillPath, contentHash: record.contentHash!, spillDigest: record.spillDigest! };
     lightenInPlace(spill);
     return { spill };
   }
-  if (soleText) return {};
+  if (soleText) return undefined;
   const text = { resultText: record.resultText };
   lightenInPlace(text);
   return { lightText: text.resultText };
