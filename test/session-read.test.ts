@@ -303,6 +303,20 @@ describe("bad input", () => {
     expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["malformed-line", 3]]);
   });
 
+  it("an entry without an id in skip mode: left out, and the entries after it keep their own lines and places", async () => {
+    const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n{"type":"message","id":5,"parentId":"a1"}\n${userLine("b2", "a1", "y")}\n${userLine("c3", "b2", "z")}\n`);
+    const loaded = await readSession(file, { malformedLines: "skip" });
+    expect(loaded.entries.map((e) => e.id)).toEqual(["a1", "b2", "c3"]);
+    expect(loaded.skippedLines).toEqual([3]);
+    expect(loaded.entries.map((e) => loaded.lineOf(e))).toEqual([2, 4, 5]);
+    const text = readFileSync(file, "utf8");
+    for (const [k, entry] of loaded.entries.entries()) {
+      const place = loaded.placeAt?.location(k) ?? loaded.locationOf(entry)!;
+      expect(JSON.parse(text.slice(place.byteOffset, place.byteOffset + place.bytes)).id).toBe(entry.id);
+    }
+    expect(loaded.entryIds.last).toBe("c3");
+  });
+
   it("entries written back to back on one line: left out as pi leaves them, the warning names the line and --repair", async () => {
     // Texts that look like a boundary are escaped inside JSON strings, so they do not split.
     const glued = `${userLine("b2", "a1", 'y}{"type":"z"}')}${userLine("c3", "b2", "}{")}${userLine("d4", "c3", "w")}`;

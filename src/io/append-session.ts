@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import type { CustomEntry, SessionEntry, SessionHeader } from "../core/session-types.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
 import { writeFileAtomic, writeFully, writeFullyV } from "./atomic-write.js";
+import type { EntryIdSet } from "../core/entry-id-set.js";
 import type { EntryLocation, LoadedSession } from "./session-builder.js";
 import { CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
 import { crashPlanned, crashPoint } from "./crash-points.js";
@@ -38,13 +39,13 @@ export class SessionAppender {
     private readonly file: string,
     handle: FileHandle,
     private size: number,
-    private readonly knownIds: Set<string>,
+    private readonly knownIds: EntryIdSet,
     private readonly options: AppenderOptions,
     needsNewline: boolean,
   ) {
     this.handle = handle;
     this.needsNewline = needsNewline;
-    this.currentLeaf = lastEntryId(knownIds);
+    this.currentLeaf = knownIds.last;
   }
 
   /** Opens `loaded.file` for appending; the leaf is the session's last entry. */
@@ -71,8 +72,8 @@ export class SessionAppender {
     }
     const size = tail === null ? loaded.byteLength : tail.byteOffset;
     const needsNewline = tail === null && loaded.missingFinalNewline;
-    // The appender adds the ids it writes: the set goes on listing the file's ids in order.
-    return new SessionAppender(loaded.file, handle, size, loaded.idsInOrder, options, needsNewline);
+    // The appender adds the ids it writes to the session's set; its last id is the leaf.
+    return new SessionAppender(loaded.file, handle, size, loaded.entryIds, options, needsNewline);
   }
 
   /** Id of the entry the next append will hang under (null for an empty session). */
@@ -199,12 +200,6 @@ function asIoError(error: unknown, file: string, what: string): SessionFileError
   if (error instanceof SessionFileError) return error;
   const reason = error instanceof Error ? error.message : String(error);
   return new SessionFileError("io", file, `${what}: ${reason}`, undefined, error);
-}
-
-function lastEntryId(ids: Set<string>): string | null {
-  let last: string | null = null;
-  for (const id of ids) last = id;
-  return last;
 }
 
 function idOfLine(line: string): string | undefined {

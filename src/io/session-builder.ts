@@ -13,6 +13,7 @@ import {
 } from "../core/session-migrate.js";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../core/session-types.js";
 import { SessionFileError, sessionWarning, type SessionWarning } from "./session-errors.js";
+import { EntryIdSet } from "../core/entry-id-set.js";
 import { isObject } from "../core/entry-shapes.js";
 import type { LineResult } from "./session-line.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
@@ -92,10 +93,10 @@ export interface LoadedSession {
    */
   lightened: boolean;
   /**
-   * Entry ids in file order, a duplicate placed where its last copy is (pi's leaf is the last
-   * one): what an appender needs, collected while the entries were checked.
+   * The entries' ids, the last entry's id last (pi's leaf): what an appender needs, collected
+   * while the entries were checked.
    */
-  idsInOrder: Set<string>;
+  entryIds: EntryIdSet;
   /** No two entries (stray headers included) share an id: the branch walk may trust an entry's neighbour (core/session-tree.ts). */
   uniqueIds?: boolean;
   /**
@@ -265,7 +266,7 @@ export class SessionBuilder {
       skippedLines: this.skippedLines,
       joinedLines: this.joinedLines,
       lightened: this.options.lightened === true,
-      idsInOrder: ids,
+      entryIds: ids,
       uniqueIds,
       placeAt: { location: (k) => places.at(raw[k]!), messageChars: (k) => places.messageCharsAt(raw[k]!) },
     };
@@ -275,12 +276,13 @@ export class SessionBuilder {
    * Every entry needs a string id and a parentId to sit in the tree (an entry without them is
    * malformed). Duplicate ids only warn: pi keeps the last one.
    */
-  private *checkEntries(): Steps<{ entries: SessionEntry[]; raw: Int32Array; ids: Set<string>; uniqueIds: boolean }> {
-    // Entry ids in file order (the appender's set), and the ids of stray headers (rare), which
-    // a later entry may also duplicate: one set per entry, not two.
-    const ids = new Set<string>();
+  private *checkEntries(): Steps<{ entries: SessionEntry[]; raw: Int32Array; ids: EntryIdSet; uniqueIds: boolean }> {
+    // Entry ids (the appender's set), and the ids of stray headers (rare), which a later entry
+    // may also duplicate: one set per entry, not two.
+    const ids = new EntryIdSet();
     const headerIds = new Set<string>();
-    const entries: SessionEntry[] = [];
+    // The entries kept: all of them (the same array) unless one is left out, when a copy is made.
+    let kept: SessionEntry[] | undefined;
     let uniqueIds = true;
     /** The index in `this.entries` (and `places`) of each kept entry. */
     const raw = new Int32Array(this.entries.length);
@@ -296,20 +298,21 @@ export class SessionBuilder {
         }
       } else if (typeof entry.id !== "string" || !(entry.parentId === null || typeof entry.parentId === "string")) {
         this.malformed("entry lacks a string `id` or a `parentId`", line);
+        kept ??= this.entries.slice(0, i) as SessionEntry[];
         continue;
       } else {
         if (ids.has(entry.id) || headerIds.has(entry.id)) {
           uniqueIds = false;
           this.warnings.push(sessionWarning("duplicate-id", this.file, `duplicate entry id ${entry.id}; the last one wins`, line));
-          // Re-inserted below: a duplicate id moves to the end, so the last entry stays last (pi's leaf).
-          ids.delete(entry.id);
         }
+        // Added again when a duplicate: the set's last id stays the last entry's (pi's leaf).
         ids.add(entry.id);
       }
-      raw[entries.length] = i;
-      entries.push(entry as SessionEntry);
+      raw[kept?.length ?? i] = i;
+      kept?.push(entry as SessionEntry);
     }
-    return { entries, raw, ids, uniqueIds };
+    const entries = kept ?? (this.entries as SessionEntry[]);
+    return { entries, raw: kept ? raw.subarray(0, kept.length) : raw, ids, uniqueIds };
   }
 }
 
