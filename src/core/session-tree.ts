@@ -127,15 +127,15 @@ export function branchMessages(branch: readonly SessionEntry[]): AgentMessage[] 
   return runSteps(branchMessagesSteps(branch));
 }
 
-/** branchMessages, pausable (core/steps.ts); `positions`, when given, gets each message's index in the branch (item i goes with message i). */
-export function* branchMessagesSteps(branch: readonly SessionEntry[], positions?: number[]): Steps<AgentMessage[]> {
+/** branchMessages, pausable (core/steps.ts); `positions`, when given (as long as the branch), gets each message's index in the branch (item i goes with message i). */
+export function* branchMessagesSteps(branch: readonly SessionEntry[], positions?: Int32Array): Steps<AgentMessage[]> {
   const messages: AgentMessage[] = [];
   for (let index = 0; index < branch.length; index++) {
     if (stepDue(index)) yield;
     const entry = branch[index]!;
     if (!isMessageEntry(entry)) continue;
+    if (positions) positions[messages.length] = index;
     messages.push(entry.message);
-    positions?.push(index);
   }
   return messages;
 }

@@ -76,7 +76,9 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
     const chars = places ? places.messageChars(walk.indices[index]!) : loaded.messageCharsOf(entry);
     scannedChars[index] = chars ?? NOT_SCANNED;
   }
-  const positions: number[] = [];
+  // The branch index of messages[k] (an array of 237k numbers at 200x1M, and the copies it left
+  // growing, cost more than a typed array as long as the branch).
+  const positions = new Int32Array(branch.length);
   const messages = yield* branchMessagesSteps(branch, positions);
   const locationAt = (slot: number) => (places ? places.location(walk.indices[slot]!) : loaded.locationOf(branch[slot]!));
   return {
