@@ -158,8 +158,15 @@ export function contextMessages(branch: readonly SessionEntry[]): AgentMessage[]
   return runSteps(contextMessagesSteps(branch));
 }
 
-/** contextMessages, pausable (core/steps.ts). */
-export function* contextMessagesSteps(branch: readonly SessionEntry[]): Steps<AgentMessage[]> {
+/** A context message made from an entry (a summary, a custom message), not a branch entry's own message. */
+export const DERIVED_MESSAGE = -1;
+
+/**
+ * contextMessages, pausable (core/steps.ts). `slots`, when given (one longer than the branch),
+ * gets the branch index of each message that is a branch entry's own message object, and
+ * DERIVED_MESSAGE for any other (item i goes with message i).
+ */
+export function* contextMessagesSteps(branch: readonly SessionEntry[], slots?: Int32Array): Steps<AgentMessage[]> {
   let compactionIndex = -1;
   for (let i = 0; i < branch.length; i++) if (branch[i]!.type === "compaction") compactionIndex = i;
   yield;
@@ -167,11 +174,12 @@ export function* contextMessagesSteps(branch: readonly SessionEntry[]): Steps<Ag
   if (compactionIndex === -1) {
     for (let i = 0; i < branch.length; i++) {
       if (stepDue(i)) yield;
-      pushContextMessage(messages, branch[i]!);
+      pushContextMessage(messages, branch, i, slots);
     }
     return messages;
   }
   const compaction = branch[compactionIndex] as CompactionEntry;
+  if (slots) slots[0] = DERIVED_MESSAGE;
   messages.push({
     role: "compactionSummary",
     summary: compaction.summary,
@@ -181,17 +189,19 @@ export function* contextMessagesSteps(branch: readonly SessionEntry[]): Steps<Ag
   // Kept entries start at firstKeptEntryId; an id not on the branch keeps nothing (as pi).
   const firstKept = branch.findIndex((e, i) => i < compactionIndex && e.id === compaction.firstKeptEntryId);
   if (firstKept !== -1) {
-    for (let i = firstKept; i < compactionIndex; i++) pushContextMessage(messages, branch[i]!);
+    for (let i = firstKept; i < compactionIndex; i++) pushContextMessage(messages, branch, i, slots);
   }
   for (let i = compactionIndex + 1; i < branch.length; i++) {
     if (stepDue(i)) yield;
-    pushContextMessage(messages, branch[i]!);
+    pushContextMessage(messages, branch, i, slots);
   }
   return messages;
 }
 
-/** Adds the model-visible message of one entry, if it has one. */
-function pushContextMessage(messages: AgentMessage[], entry: SessionEntry): void {
+/** Adds the model-visible message of `branch[index]`, if it has one (and its slot, see contextMessagesSteps). */
+function pushContextMessage(messages: AgentMessage[], branch: readonly SessionEntry[], index: number, slots: Int32Array | undefined): void {
+  const entry = branch[index]!;
+  if (slots) slots[messages.length] = isMessageEntry(entry) ? index : DERIVED_MESSAGE;
   if (isMessageEntry(entry)) {
     messages.push(entry.message);
   } else if (entry.type === "custom_message") {

@@ -44,21 +44,48 @@ export function measureContextCooperatively(model: SessionModel, options: PruneO
 function* measureSteps(model: SessionModel, options: PruneOptions): Steps<ContextSize> {
   // Only the messages count here: the render's diagnostics are dropped, so it need not look for them.
   const render = { ...options, checkRecordedIds: false };
-  const messages = (yield* pruneMessagesSteps(yield* contextMessagesSteps(model.branch), model.state, render)).messages;
+  const slots = new Int32Array(model.branch.length + 1);
+  const context = yield* contextMessagesSteps(model.branch, slots);
+  const messages = (yield* pruneMessagesSteps(context, model.state, render)).messages;
+  // A message of the context is measured from its slot in the branch, where the scan's length of
+  // it waits; one the render made, by serialising it. The render keeps each message it does not
+  // replace as the same object, so a count of what it returned tells the two apart, and is small
+  // once chains are compressed (a render that changes nothing returns the context itself).
+  const rendered = messages === context ? undefined : yield* timesEachSteps(messages);
   let chars = 0;
   // Per message, so a 200 MB session never becomes one giant string.
+  for (let k = 0; k < context.length; k++) {
+    if (stepDue(k)) yield;
+    const message = context[k]!;
+    const times = rendered === undefined ? 1 : (rendered.get(message) ?? 0);
+    if (times === 0) continue;
+    rendered?.delete(message);
+    chars += times * (model.scannedCharsAt(slots[k]!) ?? (yield* madeLength(message)));
+  }
+  if (rendered !== undefined) for (const [message, times] of rendered) chars += times * (yield* madeLength(message));
+  return { messages: messages.length, chars };
+}
+
+/** How many times each message object is in the list. */
+function* timesEachSteps(messages: readonly AgentMessage[]): Steps<Map<AgentMessage, number>> {
+  const times = new Map<AgentMessage, number>();
   for (let index = 0; index < messages.length; index++) {
     if (stepDue(index)) yield;
     const message = messages[index]!;
-    let length = model.scannedCharsOf(message) ?? lengthOf.get(message);
-    if (length === undefined) {
-      length = realJsonLength(message);
-      lengthOf.set(message, length);
-      // A rendered message (a chain's synthetic one carries its whole body) is serialised here:
-      // 620 of them at 200x1M took 17 ms, one step of the count below.
-      yield;
-    }
-    chars += length;
+    times.set(message, (times.get(message) ?? 0) + 1);
   }
-  return { messages: messages.length, chars };
+  return times;
+}
+
+/** The JSON length of a message the scan did not measure, cached by object (see lengthOf). */
+function* madeLength(message: AgentMessage): Steps<number> {
+  let length = lengthOf.get(message);
+  if (length === undefined) {
+    length = realJsonLength(message);
+    lengthOf.set(message, length);
+    // A rendered message (a chain's synthetic one carries its whole body) is serialised here:
+    // 620 of them at 200x1M took 17 ms, one step of the count.
+    yield;
+  }
+  return length;
 }

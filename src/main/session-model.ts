@@ -31,6 +31,8 @@ export interface SessionModel {
   locationOf(message: AgentMessage): EntryLocation | undefined;
   /** The JSON length the shard scan measured for a message of the branch (io/session-builder); undefined when it did not. */
   scannedCharsOf(message: AgentMessage): number | undefined;
+  /** The same for the message of `branch[slot]`, by index (no lookup). */
+  scannedCharsAt(slot: number): number | undefined;
   /** The entry of `messages[k]`, by index (no lookup). */
   messageEntry(k: number): SessionEntry;
   /** Where the line of `messages[k]` lies, by index (no lookup where the scan's places are known by index). */
@@ -59,23 +61,35 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   const walk = yield* walkBranchSteps(loaded.entries, undefined, loaded.uniqueIds === true);
   const branch = walk.entries;
   const { state, warnings } = yield* reconstructStateSteps(branch, { lineOf: (entry) => loaded.lineOf(entry) });
-  // A Map, not a WeakMap: the branch holds every key anyway, and a weak table this size (256k
-  // at 200x1M) is processed again in every full collection's pause (measured there, three runs
-  // each: the last three pauses 13-46 ms, median ~22, against 10-40, median ~18).
-  // Its value is the entry's index in the branch, where the scan's length of the message waits
-  // too: a measure then looks a message up once, not twice (message to entry, entry to place).
-  const slotOf = new Map<object, number>();
-  const scannedChars = new Float64Array(branch.length);
+  const scannedChars = new Float64Array(branch.length).fill(NOT_SCANNED);
   const places = loaded.placeAt;
   for (let index = 0; index < branch.length; index++) {
     if (stepDue(index)) yield;
     const entry = branch[index]!;
     const message = (entry as Partial<MessageEntry>).message;
     if (entry.type !== "message" || typeof message !== "object" || message === null) continue;
-    slotOf.set(message, index);
     const chars = places ? places.messageChars(walk.indices[index]!) : loaded.messageCharsOf(entry);
     scannedChars[index] = chars ?? NOT_SCANNED;
   }
+  // Message → its index in the branch, made on the first lookup by message object: a measure
+  // and a file slice go by index, and a map of every message (237k at 200x1M) cost ~7 MB, and
+  // as much again in the tables it outgrew, left in the old generation (measured). A Map, not a
+  // WeakMap: a weak table this size is processed again in every full collection's pause.
+  let slotOf: Map<object, number> | undefined;
+  const slotOfMessage = (message: AgentMessage) => {
+    if (slotOf === undefined) {
+      slotOf = new Map();
+      for (let index = 0; index < branch.length; index++) {
+        const own = (branch[index] as Partial<MessageEntry>).message;
+        if (branch[index]!.type === "message" && typeof own === "object" && own !== null) slotOf.set(own, index);
+      }
+    }
+    return slotOf.get(message);
+  };
+  const scannedCharsAt = (slot: number) => {
+    const chars = slot < 0 || slot >= scannedChars.length ? NOT_SCANNED : scannedChars[slot]!;
+    return chars === NOT_SCANNED ? undefined : chars;
+  };
   // The branch index of messages[k] (an array of 237k numbers at 200x1M, and the copies it left
   // growing, cost more than a typed array as long as the branch).
   const positions = new Int32Array(branch.length);
@@ -86,16 +100,16 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
     branch,
     messages,
     entryOf: (message) => {
-      const slot = slotOf.get(message);
+      const slot = slotOfMessage(message);
       return slot === undefined ? undefined : branch[slot];
     },
     scannedCharsOf: (message) => {
-      const slot = slotOf.get(message);
-      const chars = slot === undefined ? NOT_SCANNED : scannedChars[slot]!;
-      return chars === NOT_SCANNED ? undefined : chars;
+      const slot = slotOfMessage(message);
+      return slot === undefined ? undefined : scannedCharsAt(slot);
     },
+    scannedCharsAt,
     locationOf: (message) => {
-      const slot = slotOf.get(message);
+      const slot = slotOfMessage(message);
       return slot === undefined ? undefined : locationAt(slot);
     },
     messageEntry: (k) => branch[positions[k]!]!,
