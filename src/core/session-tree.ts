@@ -129,15 +129,41 @@ export function branchMessages(branch: readonly SessionEntry[]): AgentMessage[] 
 
 /** branchMessages, pausable (core/steps.ts); `positions`, when given (as long as the branch), gets each message's index in the branch (item i goes with message i). */
 export function* branchMessagesSteps(branch: readonly SessionEntry[], positions?: Int32Array): Steps<AgentMessage[]> {
-  const messages: AgentMessage[] = [];
+  const messages = new MessageList(branch.length, positions);
   for (let index = 0; index < branch.length; index++) {
     if (stepDue(index)) yield;
     const entry = branch[index]!;
-    if (!isMessageEntry(entry)) continue;
-    if (positions) positions[messages.length] = index;
-    messages.push(entry.message);
+    if (isMessageEntry(entry)) messages.add(entry.message, index);
   }
-  return messages;
+  return messages.done();
+}
+
+/**
+ * Messages gathered in an array made as long as the most there can be, then cut to length: grown
+ * by push through 237k messages (200x1M), a list left each smaller copy of itself in the old
+ * generation, and a context measure makes one at the end of a compaction, when the heap is at
+ * its peak (measured). `slots`, when given, gets each message's slot (item i goes with message i).
+ */
+class MessageList {
+  private readonly items: AgentMessage[];
+  private count = 0;
+
+  constructor(
+    capacity: number,
+    private readonly slots?: Int32Array,
+  ) {
+    this.items = new Array<AgentMessage>(capacity);
+  }
+
+  add(message: AgentMessage, slot: number): void {
+    if (this.slots) this.slots[this.count] = slot;
+    this.items[this.count++] = message;
+  }
+
+  done(): AgentMessage[] {
+    this.items.length = this.count;
+    return this.items;
+  }
 }
 
 /**
@@ -170,53 +196,41 @@ export function* contextMessagesSteps(branch: readonly SessionEntry[], slots?: I
   let compactionIndex = -1;
   for (let i = 0; i < branch.length; i++) if (branch[i]!.type === "compaction") compactionIndex = i;
   yield;
-  const messages: AgentMessage[] = [];
+  const messages = new MessageList(branch.length + 1, slots);
   if (compactionIndex === -1) {
     for (let i = 0; i < branch.length; i++) {
       if (stepDue(i)) yield;
-      pushContextMessage(messages, branch, i, slots);
+      addContextMessage(messages, branch, i);
     }
-    return messages;
+    return messages.done();
   }
   const compaction = branch[compactionIndex] as CompactionEntry;
-  if (slots) slots[0] = DERIVED_MESSAGE;
-  messages.push({
-    role: "compactionSummary",
-    summary: compaction.summary,
-    tokensBefore: compaction.tokensBefore,
-    timestamp: msOf(compaction.timestamp),
-  });
+  const summary = { role: "compactionSummary", summary: compaction.summary, tokensBefore: compaction.tokensBefore, timestamp: msOf(compaction.timestamp) };
+  messages.add(summary as AgentMessage, DERIVED_MESSAGE);
   // Kept entries start at firstKeptEntryId; an id not on the branch keeps nothing (as pi).
   const firstKept = branch.findIndex((e, i) => i < compactionIndex && e.id === compaction.firstKeptEntryId);
   if (firstKept !== -1) {
-    for (let i = firstKept; i < compactionIndex; i++) pushContextMessage(messages, branch, i, slots);
+    for (let i = firstKept; i < compactionIndex; i++) addContextMessage(messages, branch, i);
   }
   for (let i = compactionIndex + 1; i < branch.length; i++) {
     if (stepDue(i)) yield;
-    pushContextMessage(messages, branch, i, slots);
+    addContextMessage(messages, branch, i);
   }
-  return messages;
+  return messages.done();
 }
 
-/** Adds the model-visible message of `branch[index]`, if it has one (and its slot, see contextMessagesSteps). */
-function pushContextMessage(messages: AgentMessage[], branch: readonly SessionEntry[], index: number, slots: Int32Array | undefined): void {
+/** Adds the model-visible message of `branch[index]`, if it has one, with its slot (see contextMessagesSteps). */
+function addContextMessage(messages: MessageList, branch: readonly SessionEntry[], index: number): void {
   const entry = branch[index]!;
-  if (slots) slots[messages.length] = isMessageEntry(entry) ? index : DERIVED_MESSAGE;
   if (isMessageEntry(entry)) {
-    messages.push(entry.message);
+    messages.add(entry.message, index);
   } else if (entry.type === "custom_message") {
     const e = entry as CustomMessageEntry;
-    messages.push({
-      role: "custom",
-      customType: e.customType,
-      content: e.content,
-      display: e.display,
-      details: e.details,
-      timestamp: msOf(e.timestamp),
-    } as AgentMessage);
+    const message = { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: msOf(e.timestamp) };
+    messages.add(message as AgentMessage, DERIVED_MESSAGE);
   } else if (entry.type === "branch_summary" && (entry as BranchSummaryEntry).summary) {
     const e = entry as BranchSummaryEntry;
-    messages.push({ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: msOf(e.timestamp) });
+    messages.add({ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: msOf(e.timestamp) }, DERIVED_MESSAGE);
   }
 }
 
