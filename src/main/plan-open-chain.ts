@@ -8,7 +8,7 @@
  */
 
 import type { OpenChain } from "../core/detect-chains.js";
-import { contentText } from "../core/message-text.js";
+import { contentText, extractionArgs } from "../core/message-text.js";
 import { decideOpenChain, estimateTokens, type OpenChainDecision, type OpenChainSettings, type OpenOutput } from "../core/open-chain-policy.js";
 import type { PruneState } from "../core/prune-state.js";
 import { archivedOutputStubText } from "../core/render/archived-output-stub.js";
@@ -81,7 +81,7 @@ export function planOpenChain(
 function classify(output: SpanOutput, state: PruneState, graceKeys: ReadonlySet<string>, protectedIds: ReadonlySet<string>): OpenOutput {
   const id = output.result.toolCallId;
   const text = contentText(output.result.content);
-  const stub = archivedOutputStubText({ toolName: output.call.name, args: output.call.args, resultText: text }, WIDEST_REF);
+  const stub = archivedOutputStubText({ toolName: output.call.name, args: extractionArgs(output.call), resultText: text }, WIDEST_REF);
   const base = { key: output.key, tokens: estimateTokens(text), stubTokens: estimateTokens(stub) };
   if (protectedIds.has(id)) return { ...base, status: "protected" };
   if (state.recordForKey(output.key)) return { ...base, status: "archived" };
