@@ -7,6 +7,7 @@
 
 import { contentHash } from "./content-hash.js";
 import { isOccurrenceKeyOf, occurrenceKey, parseOccurrenceKey } from "./occurrence-key.js";
+import { PairLog } from "./pair-log.js";
 import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
 
 const SHORT_REF = /^t(\d+)$/;
@@ -19,9 +20,9 @@ function sameOrOwn(given: string | undefined, toolCallId: string, resultTimestam
 }
 
 /** A map made by replaying logged (a, b) pairs in order, each with `add`. */
-function mapFromLog<V>(log: readonly string[], add: (index: Map<string, V>, a: string, b: string) => void): Map<string, V> {
+function mapFromLog<V>(log: PairLog, add: (index: Map<string, V>, a: string, b: string) => void): Map<string, V> {
   const index = new Map<string, V>();
-  for (let i = 0; i < log.length; i += 2) add(index, log[i]!, log[i + 1]!);
+  log.forEach((a, b) => add(index, a, b));
   return index;
 }
 
@@ -45,11 +46,11 @@ export class PruneState {
    * a compaction's commits a map lookup and insert per record.
    */
   private keysByBareId: Map<string, string | string[]> | undefined;
-  private bareKeyLog: string[] = [];
+  private bareKeyLog = new PairLog();
   readonly refByKey = new Map<string, string>();
   /** Short ref → key, built on first read (a query asks by ref); until then `refKeyLog` keeps (ref, key) pairs, as for keysByBareId. */
   private keyByRefIndex: Map<string, string> | undefined;
-  private refKeyLog: string[] = [];
+  private refKeyLog = new PairLog();
   /** Dedup alias key → original key. */
   readonly dedupAliases = new Map<string, string>();
   /** Per-batch summary texts by the occurrence keys they cover (what "coverage" reads). */
@@ -69,7 +70,7 @@ export class PruneState {
   indexRecord(record: ToolCallRecord, options: { seedDedup: boolean }, key?: string): void {
     key = sameOrOwn(key, record.toolCallId, record.resultTimestamp);
     this.records.set(key, record);
-    if (this.keysByBareId === undefined) this.bareKeyLog.push(record.toolCallId, key);
+    if (this.keysByBareId === undefined) this.bareKeyLog.add(record.toolCallId, key);
     else addBareKey(this.keysByBareId, record.toolCallId, key);
     if (options.seedDedup) {
       this.dedupSeeds.push(record);
@@ -86,7 +87,7 @@ export class PruneState {
   private bareIdIndex(): Map<string, string | string[]> {
     if (this.keysByBareId === undefined) {
       this.keysByBareId = mapFromLog(this.bareKeyLog, addBareKey);
-      this.bareKeyLog = [];
+      this.bareKeyLog = new PairLog();
     }
     return this.keysByBareId;
   }
@@ -94,7 +95,7 @@ export class PruneState {
   get keyByRef(): ReadonlyMap<string, string> {
     if (this.keyByRefIndex === undefined) {
       this.keyByRefIndex = mapFromLog(this.refKeyLog, (index, ref, key) => index.set(ref, key));
-      this.refKeyLog = [];
+      this.refKeyLog = new PairLog();
     }
     return this.keyByRefIndex;
   }
@@ -108,7 +109,7 @@ export class PruneState {
     if (!ref.shortId || !ref.toolCallId) return;
     key = sameOrOwn(key, ref.toolCallId, ref.resultTimestamp);
     if (ref.shortId !== key) {
-      if (this.keyByRefIndex === undefined) this.refKeyLog.push(ref.shortId, key);
+      if (this.keyByRefIndex === undefined) this.refKeyLog.add(ref.shortId, key);
       else this.keyByRefIndex.set(ref.shortId, key);
       this.refByKey.set(key, ref.shortId);
     }
