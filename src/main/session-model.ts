@@ -57,6 +57,26 @@ export function modelOfCooperatively(loaded: LoadedSession): Promise<SessionMode
 /** A message the scan did not measure. */
 const NOT_SCANNED = -1;
 
+/**
+ * Message object → its index in the branch, the map made on the first lookup: a measure and a
+ * file slice go by index, and a map of every message (237k at 200x1M) cost ~7 MB, and as much
+ * again in the tables it outgrew, left in the old generation (measured). A Map, not a WeakMap: a
+ * weak table this size is processed again in every full collection's pause.
+ */
+function slotLookup(branch: readonly SessionEntry[]): (message: AgentMessage) => number | undefined {
+  let slotOf: Map<object, number> | undefined;
+  return (message) => {
+    if (slotOf === undefined) {
+      slotOf = new Map();
+      for (let index = 0; index < branch.length; index++) {
+        const own = (branch[index] as Partial<MessageEntry>).message;
+        if (branch[index]!.type === "message" && typeof own === "object" && own !== null) slotOf.set(own, index);
+      }
+    }
+    return slotOf.get(message);
+  };
+}
+
 function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   const walk = yield* walkBranchSteps(loaded.entries, undefined, loaded.uniqueIds === true);
   const branch = walk.entries;
@@ -71,21 +91,7 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
     const chars = places ? places.messageChars(walk.indices[index]!) : loaded.messageCharsOf(entry);
     scannedChars[index] = chars ?? NOT_SCANNED;
   }
-  // Message → its index in the branch, made on the first lookup by message object: a measure
-  // and a file slice go by index, and a map of every message (237k at 200x1M) cost ~7 MB, and
-  // as much again in the tables it outgrew, left in the old generation (measured). A Map, not a
-  // WeakMap: a weak table this size is processed again in every full collection's pause.
-  let slotOf: Map<object, number> | undefined;
-  const slotOfMessage = (message: AgentMessage) => {
-    if (slotOf === undefined) {
-      slotOf = new Map();
-      for (let index = 0; index < branch.length; index++) {
-        const own = (branch[index] as Partial<MessageEntry>).message;
-        if (branch[index]!.type === "message" && typeof own === "object" && own !== null) slotOf.set(own, index);
-      }
-    }
-    return slotOf.get(message);
-  };
+  const slotOfMessage = slotLookup(branch);
   const scannedCharsAt = (slot: number) => {
     const chars = slot < 0 || slot >= scannedChars.length ? NOT_SCANNED : scannedChars[slot]!;
     return chars === NOT_SCANNED ? undefined : chars;
