@@ -40,11 +40,14 @@ export class RepeatedStrings {
   }
 
   private shareCalls(content: unknown[]): void {
-    let first = true;
+    let reset = false;
     for (const part of content) {
       if (!isObject(part) || part.type !== "toolCall") continue;
-      if (first) this.recentCalls.length = 0;
-      first = false;
+      // This message's calls replace the last ones; a message without calls leaves them.
+      if (!reset) {
+        this.recentCalls.length = 0;
+        reset = true;
+      }
       if (typeof part.id === "string" && this.recentCalls.length < MAX_RECENT_CALLS) this.recentCalls.push(part.id);
       const args = part.arguments;
       if (isObject(args) && typeof args.path === "string") args.path = this.shared(args.path);
