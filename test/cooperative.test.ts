@@ -5,7 +5,7 @@
 
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
-import { driveSteps, pauseIfDue, SLICE_MS } from "../src/main/cooperative.js";
+import { driveSteps, endSlice, ownTurn, pauseIfDue, SLICE_MS } from "../src/main/cooperative.js";
 import type { Steps } from "../src/core/steps.js";
 
 function spin(ms: number): void {
@@ -77,6 +77,37 @@ describe("cooperative pauses", () => {
     // Each step uses up a slice, so no two steps may run in the same turn.
     expect(longestRunWithoutTurn(log)).toBe(1);
     expect(log.filter((e) => e !== "turn").sort()).toEqual(["a", "a", "a", "b", "b", "b", "c", "c", "c"]);
+  });
+
+  it("a call given its own turn shares it with no loop, and what follows it waits for the next", async () => {
+    const log: string[] = [];
+    // Steps of a quarter slice: the loop runs several of them in each turn it gets.
+    const loop = async () => {
+      for (let i = 0; i < 12; i++) {
+        await pauseIfDue();
+        log.push("step");
+        spin(SLICE_MS / 4);
+      }
+    };
+    // A short synchronous call (a host's write) that must not share its turn.
+    const write = async () => {
+      await ownTurn();
+      log.push("write");
+      spin(SLICE_MS / 4);
+      endSlice();
+      await pauseIfDue();
+      log.push("after");
+    };
+    spin(SLICE_MS); // the slice is used up: the loop and the write both start by waiting
+    const stop = turnRecorder(log);
+    await Promise.all([loop(), write()]);
+    stop();
+    const at = log.indexOf("write");
+    expect(log[at - 1]).toBe("turn");
+    // Though the write used a quarter of a slice, endSlice made the next pause give a turn.
+    expect(log[at + 1]).toBe("turn");
+    expect(log.indexOf("after")).toBeGreaterThan(at + 1);
+    expect(log.filter((e) => e === "step")).toHaveLength(12);
   });
 
   it("a short loop pays no turn", async () => {

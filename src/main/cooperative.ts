@@ -37,11 +37,24 @@ const waiting: Array<() => void> = [];
  * held the thread for 18 ms at 20x1M (measured).
  */
 export async function pauseIfDue(): Promise<void> {
-  if (!sliceUsedUp()) return;
-  await new Promise<void>((resolve) => {
+  if (sliceUsedUp()) await ownTurn();
+}
+
+/**
+ * Waits for a turn of the event loop of its own, however much of the slice is left: for one long
+ * synchronous call that cannot be sliced (a host's write of a megabyte entry), which must not share
+ * its turn with a slice of another loop. Follow that call with `endSlice`.
+ */
+export function ownTurn(): Promise<void> {
+  return new Promise<void>((resolve) => {
     waiting.push(resolve);
     if (waiting.length === 1) setImmediate(giveTurn);
   });
+}
+
+/** Marks the slice used up, so the next pause gives the event loop a turn. */
+export function endSlice(): void {
+  sliceStart = Number.NEGATIVE_INFINITY;
 }
 
 /** True when this thread's slice is used up: a loop with many cheap items checks this before awaiting pauseIfDue. */
