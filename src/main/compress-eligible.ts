@@ -20,7 +20,7 @@ import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { driveSteps, pauseIfDue } from "./cooperative.js";
 import { lightRecords } from "./light-records.js";
-import { planChain, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
+import { planChainSteps, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 import { Slots } from "./task-slots.js";
 
@@ -207,7 +207,7 @@ async function planCooperatively(eligible: readonly ChainRange[], deps: Compress
   const claimed = new Set<string>();
   for (const chain of eligible) {
     await pauseIfDue();
-    planned(stats.time("plan", () => planChain(chain, deps.messages, spans, deps.state, claimed)));
+    planned(await driveSteps(stats.timeSteps("plan", planChainSteps(chain, deps.messages, spans, deps.state, claimed))));
   }
 }
 

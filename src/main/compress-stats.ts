@@ -37,15 +37,6 @@ export class CompressStats {
     }
   }
 
-  time<T>(stage: MainStage, work: () => T): T {
-    const start = performance.now();
-    try {
-      return work();
-    } finally {
-      this.stageMs[stage] += performance.now() - start;
-    }
-  }
-
   /** Wrap an appender so its time and count are recorded. */
   timedAppend(append: AppendEntry): AppendEntry {
     return async (customType, data, dataJson) => {
