@@ -74,8 +74,10 @@ async function compactInPi(root: string, fixture: string, workers: number): Prom
     copyWithCwd(fixture, session, home);
     const pi = startPiRpc({ cwd: home, env: piEnv(agentDir, home), args: ["-e", root, "--session", session] });
     try {
-      await pi.command("/pruner compact", /^pruner: (compacted|no chains)/);
-      const status = await pi.command("/pruner status", LAST_COMPACT);
+      // pi loads the whole session before it answers: ~15 s for 200x1M's 396 MB here.
+      const waitMs = 30_000 + fs.statSync(session).size / 4000;
+      await pi.command("/pruner compact", /^pruner: (compacted|no chains)/, waitMs);
+      const status = await pi.command("/pruner status", LAST_COMPACT, waitMs);
       const [, chains, seconds, elMax, rss] = LAST_COMPACT.exec(status)!;
       return { workers, wallMs: Number(seconds) * 1000, eventLoopMaxMs: Number(elMax), peakRssMb: Number(rss), chains: Number(chains) };
     } finally {

@@ -27,14 +27,14 @@ export interface PiRpc {
   readonly events: RpcEvent[];
   /** stderr so far (pi's warnings, extension load errors). */
   stderr(): string;
-  /** Send a command; resolves with its `response` event. */
-  send(command: Record<string, unknown>): Promise<RpcEvent>;
+  /** Send a command; resolves with its `response` event (default wait: 30 s). */
+  send(command: Record<string, unknown>, timeoutMs?: number): Promise<RpcEvent>;
   /** First event at or after `from` that matches. */
   waitFor(match: (event: RpcEvent) => boolean, from: number, timeoutMs?: number): Promise<RpcEvent>;
   /** Prompt the agent and wait for the end of its run. */
   prompt(message: string): Promise<void>;
-  /** Run a slash command and wait for the first notice it shows that matches `notice`. */
-  command(message: string, notice: RegExp): Promise<string>;
+  /** Run a slash command and wait for the first notice it shows that matches `notice` (default wait: 30 s). */
+  command(message: string, notice: RegExp, timeoutMs?: number): Promise<string>;
   /** Close stdin (pi exits) and wait; kills after the timeout. Resolves with the exit code. */
   close(timeoutMs?: number): Promise<number | null>;
 }
@@ -62,11 +62,11 @@ export function startPiRpc(options: { cwd: string; env: NodeJS.ProcessEnv; args:
     events,
     stderr: () => stderr,
     waitFor,
-    async send(command) {
+    async send(command, timeoutMs) {
       const id = `req-${++nextId}`;
       const from = events.length;
       child.stdin.write(`${JSON.stringify({ id, ...command })}\n`);
-      const response = await waitFor((e) => e.type === "response" && e.id === id, from);
+      const response = await waitFor((e) => e.type === "response" && e.id === id, from, timeoutMs);
       if (response.success !== true) throw new Error(`pi rejected ${JSON.stringify(command)}: ${String(response.error)}`);
       return response;
     },
@@ -75,10 +75,10 @@ export function startPiRpc(options: { cwd: string; env: NodeJS.ProcessEnv; args:
       await rpc.send({ type: "prompt", message });
       await waitFor((e) => e.type === "agent_end", from);
     },
-    async command(message, notice) {
+    async command(message, notice, timeoutMs) {
       const from = events.length;
-      await rpc.send({ type: "prompt", message });
-      const event = await waitFor((e) => e.type === "extension_ui_request" && e.method === "notify" && notice.test(String(e.message)), from);
+      await rpc.send({ type: "prompt", message }, timeoutMs);
+      const event = await waitFor((e) => e.type === "extension_ui_request" && e.method === "notify" && notice.test(String(e.message)), from, timeoutMs);
       return String(event.message);
     },
     close: (timeoutMs = 15_000) => closeChild(child, timeoutMs),
