@@ -73,16 +73,28 @@ export function branchEntries(sessionManager: SessionView): SessionEntry[] {
   return runSteps(branchEntriesSteps(sessionManager));
 }
 
-/** branchEntries, pausable (core/steps.ts): the leaf is taken first, and a parent link never changes. */
+/**
+ * branchEntries, pausable (core/steps.ts): the leaf is taken first, and a parent link never
+ * changes. A corrupt cycle of parent links ends the walk where it is found (Brent's method: the
+ * walk keeps one entry, moved ahead to where it is at every power of two, and stops on meeting
+ * it again), within about twice the cycle's length. Bounding the walk by the count of the
+ * session's entries instead meant asking pi for them, which copies all of them (`getEntries`):
+ * 25 ms in one piece at 200x1M (measured).
+ */
 export function* branchEntriesSteps(sessionManager: SessionView): Steps<SessionEntry[]> {
   const path: SessionEntry[] = [];
-  // A branch never holds more entries than the session; the bound also stops a corrupt cycle.
-  const limit = sessionManager.getEntries().length;
   let entry = sessionManager.getLeafEntry();
-  while (entry && path.length < limit) {
+  let kept = entry;
+  let power = 1;
+  while (entry) {
     if (stepDue(path.length)) yield;
     path.push(entry as unknown as SessionEntry);
     entry = entry.parentId === null ? undefined : sessionManager.getEntry(entry.parentId);
+    if (entry === kept) break;
+    if (path.length === power) {
+      kept = entry;
+      power *= 2;
+    }
   }
   return path.reverse();
 }
