@@ -12,16 +12,16 @@ import { scanSession } from "../src/main/scan-session.js";
 import { modelOf } from "../src/main/session-model.js";
 import { loadHasher } from "../src/core/digest.js";
 import { lightenInPlace } from "../src/core/light-value.js";
-import type { LiteralRef } from "../src/core/literal-refs.js";
+import { REF_LINE_MIN_BYTES, type LiteralRef } from "../src/core/literal-refs.js";
 import { readFileSlice } from "../src/workers/read-file-slice.js";
 import { expectedLines } from "../src/workers/file-slice-columns.js";
 import { compressFile } from "./helpers/compress-harness.js";
 import { calls, readLines, SessionBuilder } from "./helpers/session-builder.js";
 
-/** Four chains, each with outputs long enough to be located and one to be spilled. */
+/** Four chains, each with outputs long enough to be located (their lines are looked into for refs) and one to be spilled. */
 function session(): SessionBuilder {
   const s = new SessionBuilder();
-  for (let c = 0; c < 4; c++) s.chain(`task ${c}`, [...calls(`c${c}`, 5, 1200), { id: `big${c}`, name: "bash", output: `big ${c} `.repeat(12000) }]);
+  for (let c = 0; c < 4; c++) s.chain(`task ${c}`, [...calls(`c${c}`, 5, REF_LINE_MIN_BYTES), { id: `big${c}`, name: "bash", output: `big ${c} `.repeat(12000) }]);
   return s;
 }
 
@@ -71,7 +71,7 @@ describe("outputs taken from the file's bytes", () => {
     const inner = model.messages.slice(1, 13);
     const slice = fileSliceOf(model, { inner, innerStart: 1 });
     const located = expectedLines(slice).filter((line) => line.output !== undefined);
-    // The 1200-character outputs and the big one of chain 0.
+    // The five located outputs and the big one of chain 0.
     expect(located).toHaveLength(6);
     // Damage every located line outside its text (same length): only a parse would notice.
     const bytes = fs.readFileSync(file);

@@ -2,6 +2,7 @@
 // read back, line for line, what the plan says each line of the span holds.
 
 import { afterAll, describe, expect, it } from "vitest";
+import { REF_LINE_MIN_BYTES } from "../src/core/literal-refs.js";
 import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
 import { fileSliceOf } from "../src/main/file-slice.js";
 import { scanSession } from "../src/main/scan-session.js";
@@ -9,6 +10,9 @@ import { modelOf } from "../src/main/session-model.js";
 import type { ExpectedLine } from "../src/workers/chain-task.js";
 import { expectedLines, FileSliceWriter, sliceBytes } from "../src/workers/file-slice-columns.js";
 import { calls, SessionBuilder } from "./helpers/session-builder.js";
+
+/** Output characters that make a line long enough to be looked into for refs, so the scan locates its output. */
+const LOCATED = REF_LINE_MIN_BYTES;
 
 const runners: ChainRunner[] = [];
 afterAll(async () => {
@@ -18,7 +22,7 @@ afterAll(async () => {
 describe("a file slice in columns", () => {
   it("gives back every line of the span as the plan knows it, located outputs included", async () => {
     const s = new SessionBuilder();
-    s.chain("first", [...calls("a", 4, 1500), { id: "err", name: "bash", output: "failed ".repeat(300), isError: true }, ...calls("b", 3, 20)]);
+    s.chain("first", [...calls("a", 4, LOCATED), { id: "err", name: "bash", output: "failed ".repeat(LOCATED / 7 + 1), isError: true }, ...calls("b", 3, 20)]);
     const file = s.writeTemp();
     const runner = createChainRunner(0);
     runners.push(runner);
@@ -47,7 +51,7 @@ describe("a file slice in columns", () => {
 
   it("finds each line by index as a lookup by entry finds it", async () => {
     const s = new SessionBuilder();
-    s.chain("one", calls("a", 3, 1500));
+    s.chain("one", calls("a", 3, LOCATED));
     s.chain("two", calls("b", 2, 30));
     const runner = createChainRunner(0);
     runners.push(runner);
