@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lightenInPlace } from "../src/core/light-value.js";
-import { expandMarkers, holdsMarker, parseWithRefs, REF_LINE_MIN_BYTES, REF_MIN_BYTES, refOf, resolvedJsonLength, resolvedValue, resolveMarkers, type LiteralRef } from "../src/core/literal-refs.js";
+import { expandMarkers, holdsMarker, parseWithRefs, REF_LINE_MIN_BYTES, REF_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, refOf, resolvedJsonLength, resolvedValue, resolveMarkers, type LiteralRef } from "../src/core/literal-refs.js";
+import { classifyLine, classifyLineWithRefs } from "../src/io/session-line.js";
 import { utf8Join } from "../src/core/utf8-join.js";
 
 /** Text rich in what JSON escapes and in multi-byte characters. */
@@ -95,6 +96,25 @@ function lightened(v: unknown, refs?: LiteralRef[]): { value: unknown; chars: nu
   lightenInPlace(v, refs);
   return { value: v, chars };
 }
+
+describe("classifyLineWithRefs", () => {
+  it("looks into a line for refs from the size it is given on, and gives what classifyLine gives below it", () => {
+    // An assistant line between the two sizes: a tool result's would be looked into, any other not.
+    const text = "x".repeat(REF_LINE_MIN_BYTES);
+    const line = Buffer.from(JSON.stringify({ type: "message", id: "a1", message: { role: "assistant", content: [{ type: "text", text }] } }));
+    expect(line.length).toBeGreaterThanOrEqual(REF_LINE_MIN_BYTES);
+    expect(line.length).toBeLessThan(REF_OTHER_LINE_MIN_BYTES);
+
+    const full: LiteralRef[] = [];
+    expect(classifyLineWithRefs(line, false, full, REF_OTHER_LINE_MIN_BYTES)).toEqual(classifyLine(line, false));
+    expect(full).toEqual([]);
+
+    const refs: LiteralRef[] = [];
+    const withRefs = classifyLineWithRefs(line, false, refs);
+    expect(refs).toHaveLength(1);
+    expect(withRefs.kind === "value" && resolvedValue(withRefs.value, refs)).toEqual(JSON.parse(line.toString("utf8")));
+  });
+});
 
 describe("parseWithRefs", () => {
   it("resolves to what JSON.parse gives, never makes a ref of a key or a name, and applies to every line with a long value", () => {

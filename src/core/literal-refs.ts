@@ -23,15 +23,21 @@ import { canonicalLiteral, decodeLiteral, literalEnd, literalPrefix, scanLiteral
 export const REF_MIN_BYTES = 256;
 
 /**
- * Lines shorter than this are parsed as usual without looking for refs. Looking is a pass over the
- * line in JavaScript before a parse of the rest, which costs more than JSON.parse decoding a few
- * short literals: on the 20x1M fixture's assistant lines of 1-4 KiB, parsing and lightening took
- * 58-65 ms in full against 80-85 ms with refs, and from 4 KiB on refs are faster (22-40 against
- * 33-59 ms). A tool result under this size is then not located by the scan (its chain task parses
- * its line), which costs less than locating it did: a compaction of 20x1M with 2 workers, 6 rounds
- * interleaved, at 1 KiB against 4 KiB: CPU 2.93 → 2.79 s (bench/RESULTS.md).
+ * Lines shorter than this are parsed as usual without looking for refs: few hold a long literal,
+ * and looking costs a pass over the line before the full parse (measured on the 20x1M fixture:
+ * 94% of the lines from 256 bytes to 1 KiB hold none, 93% of the longer ones hold one). A tool
+ * result's line from this size on is looked into, so that its output is located (a chain task then
+ * copies it from the file without parsing the line, nor holding it decoded).
  */
-export const REF_LINE_MIN_BYTES = 4096;
+export const REF_LINE_MIN_BYTES = 1024;
+
+/**
+ * The same for any other line (an assistant's, mostly). Looking is a pass over the line in
+ * JavaScript before a parse of the rest, which costs more than JSON.parse decoding a few short
+ * literals: on the 20x1M fixture's assistant lines of 1-4 KiB, parsing and lightening took 58-65 ms
+ * in full against 80-85 ms with refs; from 4 KiB on, refs are faster (22-40 against 33-59 ms).
+ */
+export const REF_OTHER_LINE_MIN_BYTES = 4096;
 
 /** A long string value left in its line's bytes. */
 export interface LiteralRef extends LiteralFacts {

@@ -85,12 +85,12 @@ export function joinedPieces(text: string): string[] | undefined {
 
 /**
  * classifyLine, with the long string values of an entry left in `bytes` as refs (appended to
- * `refs`, core/literal-refs.ts) when the line allows it; any other line is classified in full, so
- * the result (and every error's wording) is what classifyLine gives.
+ * `refs`, core/literal-refs.ts) when the line allows it and has at least `minBytes`; any other line
+ * is classified in full, so the result (and every error's wording) is what classifyLine gives.
  */
-export function classifyLineWithRefs(bytes: Buffer, firstLineOfFile: boolean, refs: LiteralRef[]): LineResult {
+export function classifyLineWithRefs(bytes: Buffer, firstLineOfFile: boolean, refs: LiteralRef[], minBytes = REF_LINE_MIN_BYTES): LineResult {
   // The file's first line may start with a byte-order mark, which only the full path drops.
-  if (!firstLineOfFile && bytes.length >= REF_LINE_MIN_BYTES && isUtf8(bytes)) {
+  if (!firstLineOfFile && bytes.length >= minBytes && isUtf8(bytes)) {
     const parsed = parseWithRefs(bytes, refs);
     if (parsed) return { kind: "value", value: parsed.value };
   }
