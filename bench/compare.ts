@@ -44,8 +44,8 @@ async function main(): Promise<void> {
   const scaling = poolWorkers > 1 ? await probeScaling(ensureFixture(presets[0]!, seed).file, poolWorkers) : undefined;
   if (scaling) {
     console.log(
-      `thread scaling here (${scaling.threads} threads at once vs one): JSON.parse ${scaling.parseSpeedup.toFixed(2)}×, arithmetic ${scaling.arithmeticSpeedup.toFixed(2)}× ` +
-        "(the parse figure bounds what workers can gain on parse-heavy work)",
+      `thread scaling here (${scaling.threads} threads at once vs one): JSON.parse ${scaling.parseSpeedup.toFixed(2)}×, the shard scan ${scaling.scanSpeedup.toFixed(2)}×, ` +
+        `arithmetic ${scaling.arithmeticSpeedup.toFixed(2)}× (the scan figure bounds what workers can gain on the scan)`,
     );
   }
   const summaries: FixtureSummary[] = [];

@@ -1,9 +1,12 @@
 /**
  * How much this machine lets threads help, measured before the comparison: the same work run in
- * one thread alone, then once in each of N threads at the same time. Two kinds of work:
+ * one thread alone, then once in each of N threads at the same time. Three kinds of work:
  *
  * - "parse": JSON.parse of the first lines of the fixture (what the scan and the chain tasks do:
  *   allocation- and memory-bound);
+ * - "scan": the pool's own shard scan (workers/scan-shard.ts) of a share of the fixture, each
+ *   thread its own share, as the pool's workers scan theirs: parsing plus lightening, with its
+ *   garbage and its V8 background work;
  * - "arithmetic": a loop that touches no memory (the best case).
  *
  * speedup = N × (one thread's time) / (wall time of the N threads together). Every thread reads
@@ -19,11 +22,14 @@ import { Worker } from "node:worker_threads";
 export interface ScalingProbe {
   threads: number;
   parseSpeedup: number;
+  scanSpeedup: number;
   arithmeticSpeedup: number;
 }
 
-/** Bytes of the fixture each thread parses. */
+/** Bytes of the fixture each thread parses, or scans (its own share of the file). */
 const PARSE_BYTES = 8 * 1024 * 1024;
+/** The shard scan, as built next to this file (dist/bench/lib → dist/src/workers). */
+const SCAN_MODULE = new URL("../../src/workers/scan-shard.js", import.meta.url).href;
 const SPIN_ITERATIONS = 150_000_000;
 /** Rounds of parsing, so that one thread works ~100 ms and timer noise does not dominate. */
 const PARSE_REPEAT = 5;
@@ -37,30 +43,55 @@ const fs = require("node:fs");
 const { parentPort, workerData } = require("node:worker_threads");
 ${fixtureLines.toString()}
 ${work.toString()}
-const lines = workerData.kind === "parse" ? fixtureLines(workerData.fixture, workerData.bytes) : [];
-work(workerData.kind, lines, workerData.spin, workerData.repeat);
-const go = new Int32Array(workerData.go);
-parentPort.postMessage("ready");
-Atomics.wait(go, 0, 0);
-const started = performance.now();
-work(workerData.kind, lines, workerData.spin, workerData.repeat);
-parentPort.postMessage(performance.now() - started);
+(async () => {
+  const lines = workerData.kind === "parse" ? fixtureLines(workerData.fixture, workerData.bytes) : [];
+  const scan = workerData.kind === "scan" ? (await import(workerData.scanModule)).scanShardInto : undefined;
+  const once = () => (scan ? scan({ kind: "scan-shard", file: workerData.fixture, ...workerData.share, maxLineBytes: 2 ** 30 }, () => undefined) : work(workerData.kind, lines, workerData.spin, workerData.repeat));
+  await once();
+  const go = new Int32Array(workerData.go);
+  parentPort.postMessage("ready");
+  Atomics.wait(go, 0, 0);
+  const started = performance.now();
+  await once();
+  parentPort.postMessage(performance.now() - started);
+})();
 `;
 
 export async function probeScaling(fixture: string, threads: number): Promise<ScalingProbe> {
-  const speedup = async (kind: "parse" | "spin"): Promise<number> => {
-    const data = { kind, fixture, bytes: PARSE_BYTES, spin: SPIN_ITERATIONS, repeat: PARSE_REPEAT };
-    const one = await runTogether(1, data);
-    const together = await runTogether(threads, data);
+  const shares = fileShares(fixture, threads, PARSE_BYTES);
+  const speedup = async (kind: "parse" | "scan" | "spin"): Promise<number> => {
+    const data = { kind, fixture, bytes: PARSE_BYTES, spin: SPIN_ITERATIONS, repeat: PARSE_REPEAT, scanModule: SCAN_MODULE };
+    const one = await runTogether([shares[0]!], data);
+    const together = await runTogether(shares, data);
     return (threads * one) / together;
   };
-  return { threads, parseSpeedup: await speedup("parse"), arithmeticSpeedup: await speedup("spin") };
+  return { threads, parseSpeedup: await speedup("parse"), scanSpeedup: await speedup("scan"), arithmeticSpeedup: await speedup("spin") };
 }
 
-/** Wall time of `count` threads doing the work at once, each warmed up first (start-up and reading the lines are not timed). */
-async function runTogether(count: number, data: Omit<ThreadData, "go">): Promise<number> {
+/** A byte range of the fixture that starts and ends at a line boundary. */
+interface Share {
+  start: number;
+  end: number;
+}
+
+/** `count` consecutive shares of about `bytes` each from the fixture's start (fewer bytes each when the file is short). */
+function fileShares(fixture: string, count: number, bytes: number): Share[] {
+  const data = fs.readFileSync(fixture);
+  const each = Math.min(bytes, Math.floor(data.length / count));
+  const shares: Share[] = [];
+  for (let start = 0, i = 0; i < count; i++) {
+    const cut = data.indexOf(0x0a, start + each);
+    const end = cut === -1 ? data.length : cut + 1;
+    shares.push({ start, end });
+    start = end;
+  }
+  return shares;
+}
+
+/** Wall time of one thread per share doing the work at once, each warmed up first (start-up and reading the lines are not timed). */
+async function runTogether(shares: readonly Share[], data: Omit<ThreadData, "go" | "share">): Promise<number> {
   const go = new SharedArrayBuffer(4);
-  const running = Array.from({ length: count }, () => startThread({ ...data, go }));
+  const running = shares.map((share) => startThread({ ...data, share, go }));
   await Promise.all(running.map((thread) => thread.ready));
   const started = performance.now();
   Atomics.store(new Int32Array(go), 0, 1);
@@ -75,6 +106,9 @@ interface ThreadData {
   bytes: number;
   spin: number;
   repeat: number;
+  /** The scan's module (kind "scan"), and this thread's share of the fixture to scan. */
+  scanModule: string;
+  share: Share;
   go: SharedArrayBuffer;
 }
 
