@@ -311,9 +311,10 @@ export function unescapeLiteral(bytes: Uint8Array, start: number, end: number): 
   return out.subarray(0, written);
 }
 
-/** Where reading and writing go on after the \u escape (or the invalid one) at `read` is written at `written` (`base`: the body's offset in the line, for errors). */
+/** Where reading and writing go on after an escape (one object, reused: no garbage per \u escape). */
 const stepped = { read: 0, written: 0 };
 
+/** Writes the \u escape at `read` (or throws on it, or on an invalid escape) at `written`; `base` is the body's offset in the line, for errors. */
 function unescapeLongAt(out: Buffer, read: number, written: number, base: number): typeof stepped {
   if (out[read + 1] !== LOWER_U) throw new SyntaxError(`unescapeLiteral: invalid escape at offset ${base + read}`);
   const unit = read + 6 <= out.length ? hexUnit(out, read + 2) : -1;
@@ -325,7 +326,6 @@ function unescapeLongAt(out: Buffer, read: number, written: number, base: number
   return step(read + 12, putCodePoint(out, written, 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00)));
 }
 
-/** One reused result object: no garbage per \u escape. */
 function step(read: number, written: number): typeof stepped {
   stepped.read = read;
   stepped.written = written;
