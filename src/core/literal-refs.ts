@@ -39,6 +39,11 @@ export const REF_LINE_MIN_BYTES = 1024;
  */
 export const REF_OTHER_LINE_MIN_BYTES = 4096;
 
+/** From what size a line is looked into for refs: a tool result's, or any other line's. */
+export function refLineMinBytes(toolResult: boolean): number {
+  return toolResult ? REF_LINE_MIN_BYTES : REF_OTHER_LINE_MIN_BYTES;
+}
+
 /** A long string value left in its line's bytes. */
 export interface LiteralRef extends LiteralFacts {
   /** The line's bytes; the literal is `bytes[start, end)`, quotes included. */

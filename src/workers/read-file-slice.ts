@@ -10,7 +10,7 @@
 
 import type { AgentMessage } from "../core/session-types.js";
 import type { Hasher } from "../core/digest.js";
-import { markerFor, mentionsMarker, REF_LINE_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
+import { markerFor, mentionsMarker, refLineMinBytes, type LiteralRef } from "../core/literal-refs.js";
 import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE } from "../io/session-builder.js";
 import { readInto, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
@@ -94,8 +94,7 @@ function* readRuns(lines: readonly ExpectedLine[]): Generator<ExpectedLine[]> {
 }
 
 function messageOf(bytes: Buffer, expected: ExpectedLine, refs: LiteralRef[] | undefined): AgentMessage | undefined {
-  const minBytes = expected.role === "toolResult" ? REF_LINE_MIN_BYTES : REF_OTHER_LINE_MIN_BYTES;
-  const result = refs ? classifyLineWithRefs(bytes, expected.byteOffset === 0, refs, minBytes) : classifyLine(bytes, expected.byteOffset === 0);
+  const result = refs ? classifyLineWithRefs(bytes, expected.byteOffset === 0, refs, refLineMinBytes(expected.role === "toolResult")) : classifyLine(bytes, expected.byteOffset === 0);
   const entry = result.kind === "value" && isObject(result.value) ? result.value : undefined;
   const message = entry?.type === "message" && isObject(entry.message) ? entry.message : undefined;
   return entry && message && entry.id === expected.id && matches(message, expected) ? (message as AgentMessage) : undefined;

@@ -8,7 +8,7 @@
 import { performance } from "node:perf_hooks";
 import { loadHasher, type Hasher } from "../core/digest.js";
 import { lightenInPlace } from "../core/light-value.js";
-import { refOf, REF_LINE_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
+import { refLineMinBytes, refOf, REF_LINE_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
 import { soleText } from "../core/message-text.js";
 import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE, type OutputLiteral } from "../io/session-builder.js";
 import { readRange, withReadFd } from "../io/read-range.js";
@@ -41,7 +41,7 @@ export async function scanShardInto(task: ShardTask, take: (line: ScannedLine) =
 function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: boolean, hasher: Hasher): ScannedLine | undefined {
   // The refs point into `bytes`, which the next read reuses: they are used up before this returns.
   const refs: LiteralRef[] = [];
-  const result = classifyLineWithRefs(bytes, byteOffset === 0, refs, refLineMinBytes(bytes));
+  const result = classifyLineWithRefs(bytes, byteOffset === 0, refs, refLineMinBytes(mayBeToolResult(bytes)));
   if (result.kind === "blank" && terminated) return undefined;
   const line: ScannedLine = { index, byteOffset, bytes: bytes.length, terminated, result };
   // Before lightening, which replaces the refs.
@@ -56,13 +56,13 @@ function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: 
 const TOOL_RESULT_ROLE = Buffer.from('"role":"toolResult"');
 
 /**
- * From what size a line is looked into for refs: a tool result's from REF_LINE_MIN_BYTES, to locate
- * its output; any other from REF_OTHER_LINE_MIN_BYTES. The role is guessed from the bytes (lines
- * between the two sizes only): a wrong guess costs time, never a different result.
+ * Whether the line may be a tool result's, whose lines are looked into for refs from a smaller size
+ * (core/literal-refs.ts `refLineMinBytes`). Guessed from the bytes, and only where the two sizes
+ * disagree: a wrong guess costs time, never a different result.
  */
-function refLineMinBytes(bytes: Buffer): number {
-  if (bytes.length < REF_LINE_MIN_BYTES || bytes.length >= REF_OTHER_LINE_MIN_BYTES) return REF_LINE_MIN_BYTES;
-  return bytes.includes(TOOL_RESULT_ROLE) ? REF_LINE_MIN_BYTES : REF_OTHER_LINE_MIN_BYTES;
+function mayBeToolResult(bytes: Buffer): boolean {
+  if (bytes.length < REF_LINE_MIN_BYTES || bytes.length >= REF_OTHER_LINE_MIN_BYTES) return true;
+  return bytes.includes(TOOL_RESULT_ROLE);
 }
 
 /** A tool result whose text is one ref: where it lies in the line, measured and digested. */
