@@ -18,6 +18,7 @@
 
 import fs from "node:fs";
 import { Worker } from "node:worker_threads";
+import { shardBounds, type ByteRange } from "../../src/io/shard-bounds.js";
 
 export interface ScalingProbe {
   threads: number;
@@ -31,7 +32,7 @@ const PARSE_BYTES = 8 * 1024 * 1024;
 /** The shard scan, as built next to this file (dist/bench/lib → dist/src/workers). */
 const SCAN_MODULE = new URL("../../src/workers/scan-shard.js", import.meta.url).href;
 const SPIN_ITERATIONS = 150_000_000;
-/** Rounds of parsing, so that one thread works ~100 ms and timer noise does not dominate. */
+/** Rounds of parsing or scanning, so that one thread works long enough for timer noise not to dominate. */
 const PARSE_REPEAT = 5;
 
 /**
@@ -46,7 +47,10 @@ ${work.toString()}
 (async () => {
   const lines = workerData.kind === "parse" ? fixtureLines(workerData.fixture, workerData.bytes) : [];
   const scan = workerData.kind === "scan" ? (await import(workerData.scanModule)).scanShardInto : undefined;
-  const once = () => (scan ? scan({ kind: "scan-shard", file: workerData.fixture, ...workerData.share, maxLineBytes: 2 ** 30 }, () => undefined) : work(workerData.kind, lines, workerData.spin, workerData.repeat));
+  const scanShare = async () => {
+    for (let round = 0; round < workerData.repeat; round++) await scan({ kind: "scan-shard", file: workerData.fixture, ...workerData.share, maxLineBytes: 2 ** 30 }, () => undefined);
+  };
+  const once = () => (scan ? scanShare() : work(workerData.kind, lines, workerData.spin, workerData.repeat));
   await once();
   const go = new Int32Array(workerData.go);
   parentPort.postMessage("ready");
@@ -58,7 +62,10 @@ ${work.toString()}
 `;
 
 export async function probeScaling(fixture: string, threads: number): Promise<ScalingProbe> {
-  const shares = fileShares(fixture, threads, PARSE_BYTES);
+  // The first `threads` shards of about PARSE_BYTES each (less in a short file), cut at line
+  // starts as the pool cuts them.
+  const size = fs.statSync(fixture).size;
+  const shares = (await shardBounds(fixture, size, Math.min(PARSE_BYTES, Math.floor(size / threads)))).slice(0, threads);
   const speedup = async (kind: "parse" | "scan" | "spin"): Promise<number> => {
     const data = { kind, fixture, bytes: PARSE_BYTES, spin: SPIN_ITERATIONS, repeat: PARSE_REPEAT, scanModule: SCAN_MODULE };
     const one = await runTogether([shares[0]!], data);
@@ -68,28 +75,8 @@ export async function probeScaling(fixture: string, threads: number): Promise<Sc
   return { threads, parseSpeedup: await speedup("parse"), scanSpeedup: await speedup("scan"), arithmeticSpeedup: await speedup("spin") };
 }
 
-/** A byte range of the fixture that starts and ends at a line boundary. */
-interface Share {
-  start: number;
-  end: number;
-}
-
-/** `count` consecutive shares of about `bytes` each from the fixture's start (fewer bytes each when the file is short). */
-function fileShares(fixture: string, count: number, bytes: number): Share[] {
-  const data = fs.readFileSync(fixture);
-  const each = Math.min(bytes, Math.floor(data.length / count));
-  const shares: Share[] = [];
-  for (let start = 0, i = 0; i < count; i++) {
-    const cut = data.indexOf(0x0a, start + each);
-    const end = cut === -1 ? data.length : cut + 1;
-    shares.push({ start, end });
-    start = end;
-  }
-  return shares;
-}
-
 /** Wall time of one thread per share doing the work at once, each warmed up first (start-up and reading the lines are not timed). */
-async function runTogether(shares: readonly Share[], data: Omit<ThreadData, "go" | "share">): Promise<number> {
+async function runTogether(shares: readonly ByteRange[], data: Omit<ThreadData, "go" | "share">): Promise<number> {
   const go = new SharedArrayBuffer(4);
   const running = shares.map((share) => startThread({ ...data, share, go }));
   await Promise.all(running.map((thread) => thread.ready));
@@ -108,7 +95,7 @@ interface ThreadData {
   repeat: number;
   /** The scan's module (kind "scan"), and this thread's share of the fixture to scan. */
   scanModule: string;
-  share: Share;
+  share: ByteRange;
   go: SharedArrayBuffer;
 }
 
