@@ -26,10 +26,12 @@ interface PiCompactRun {
   eventLoopMaxMs: number;
   peakRssMb: number;
   chains: number;
+  /** Of them, chains the workers read from the session file (the others pi's thread encoded). */
+  chainsFromFile: number;
 }
 
 /** The status line extension/status.ts writes after a compact. */
-const LAST_COMPACT = /^last compact: (\d+) chains? in (\d+\.\d+) s, event loop max (\d+) ms, peak RSS (\d+) MB$/m;
+const LAST_COMPACT = /^last compact: (\d+) chains?(?: \((\d+) read from the session file\))? in (\d+\.\d+) s, event loop max (\d+) ms, peak RSS (\d+) MB$/m;
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { iterations: { type: "string" }, workers: { type: "string" }, seed: { type: "string" } } });
@@ -52,11 +54,11 @@ async function main(): Promise<void> {
     for (const workers of workerCounts) {
       const mine = runs.filter((run) => run.workers === workers);
       const med = (key: keyof PiCompactRun) => median(mine.map((run) => run[key])).toFixed(0);
-      rows.push([preset, String(workers), med("wallMs"), med("eventLoopMaxMs"), String(Math.max(...mine.map((run) => run.eventLoopMaxMs)).toFixed(0)), med("peakRssMb"), String(mine[0]!.chains)]);
+      rows.push([preset, String(workers), med("wallMs"), med("eventLoopMaxMs"), String(Math.max(...mine.map((run) => run.eventLoopMaxMs)).toFixed(0)), med("peakRssMb"), String(mine[0]!.chains), String(mine[0]!.chainsFromFile)]);
     }
   }
   console.log(`\n/pruner compact inside pi, medians of ${iterations} interleaved round(s)\n`);
-  console.log(markdownTable(["fixture", "workers", "wall ms", "EL max ms", "EL max ms (worst)", "peak RSS MB", "chains"], rows));
+  console.log(markdownTable(["fixture", "workers", "wall ms", "EL max ms", "EL max ms (worst)", "peak RSS MB", "chains", "read from the file"], rows));
   const file = path.join(root, "bench", "out", `pi-compact-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify({ machine: machineInfo(), source: sourceInfo(root), seed, iterations, workerCounts, raw }, null, 2)}\n`);
@@ -78,8 +80,8 @@ async function compactInPi(root: string, fixture: string, workers: number): Prom
       const waitMs = 30_000 + fs.statSync(session).size / 4000;
       await pi.command("/pruner compact", /^pruner: (compacted|no chains)/, waitMs);
       const status = await pi.command("/pruner status", LAST_COMPACT, waitMs);
-      const [, chains, seconds, elMax, rss] = LAST_COMPACT.exec(status)!;
-      return { workers, wallMs: Number(seconds) * 1000, eventLoopMaxMs: Number(elMax), peakRssMb: Number(rss), chains: Number(chains) };
+      const [, chains, fromFile, seconds, elMax, rss] = LAST_COMPACT.exec(status)!;
+      return { workers, wallMs: Number(seconds) * 1000, eventLoopMaxMs: Number(elMax), peakRssMb: Number(rss), chains: Number(chains), chainsFromFile: Number(fromFile ?? 0) };
     } finally {
       await pi.close();
     }

@@ -62,18 +62,18 @@ afterAll(async () => {
 });
 
 describe("determinism", () => {
-  it("0, 1, 2 and 4 workers, on the file path and on the live (in-memory) path, append byte-identical lines and write identical spill files", async () => {
+  it("0, 1, 2 and 4 workers, on the file path, the live (in-memory) path and pi's compact path (in memory, lines from the file), append byte-identical lines and write identical spill files", async () => {
     const builder = mixedSession();
     const results = [];
-    for (const path of ["file", "memory"] as const) {
+    for (const path of ["file", "memory", "lines"] as const) {
       for (const workers of [0, 1, 2, 4]) {
         const runner = createChainRunner(workers);
         runners.push(runner);
         const file = builder.writeTemp();
         const kinds: string[] = [];
         const { result } = await compressFile(file, { runner: countingRunner(runner, kinds), path });
-        expect(result.compressedEntries).toHaveLength(8);
-        expect(new Set(kinds)).toEqual(new Set([{ file: "lines", memory: "messages" }[path]]));
+        expect(result.compressedEntries, `${path} ${workers} ${JSON.stringify(result.skipped).slice(0, 400)}`).toHaveLength(8);
+        expect(new Set(kinds)).toEqual(new Set([{ file: "lines", memory: "messages", lines: "lines" }[path]]));
         results.push({ lines: appendedMasked(file, builder.lines.length), spills: spillFiles(file) });
       }
     }
@@ -82,6 +82,29 @@ describe("determinism", () => {
       expect(other.lines).toEqual(results[0]!.lines);
       expect(other.spills).toEqual(results[0]!.spills);
     }
+  });
+
+  it("pi's compact path sends a chain whose line changed under it encoded instead, and archives what pi holds", async () => {
+    const builder = mixedSession();
+    const reference = builder.writeTemp();
+    await compressFile(reference, { workers: 2, path: "memory" });
+    const file = builder.writeTemp();
+    // A tool result of the fourth chain gets another timestamp in the file, same length: what pi holds in memory is not that line any more.
+    const changed = () => {
+      const lines = fs.readFileSync(file, "utf8").split("\n");
+      const at = lines.findIndex((line) => line.includes('"toolCallId":"c3_1"'));
+      lines[at] = lines[at]!.replace(/"timestamp":(\d+)\}\}$/, (_, t: string) => `"timestamp":${String(Number(t) + 1).padStart(t.length, "0")}}}`);
+      fs.writeFileSync(file, lines.join("\n"));
+    };
+    const kinds: string[] = [];
+    const runner = createChainRunner(2);
+    runners.push(runner);
+    const { result } = await compressFile(file, { runner: countingRunner(runner, kinds), path: "lines", afterScan: changed });
+    expect(result.compressedEntries).toHaveLength(8);
+    expect(result.stats.chainsFromFile).toBe(7);
+    expect(kinds.filter((kind) => kind === "messages")).toHaveLength(1);
+    expect(appendedMasked(file, builder.lines.length)).toEqual(appendedMasked(reference, builder.lines.length));
+    expect(spillFiles(file)).toEqual(spillFiles(reference));
   });
 
   it.each(["file", "memory"] as const)("archived args equal the session's exactly, odd keys included (%s path)", async (path) => {

@@ -7,6 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { blobDirFor } from "../src/core/spill-layout.js";
+import { createChainRunner } from "../src/main/chain-runner.js";
+import { compactSession } from "../src/main/compact-session.js";
 import { PiHost, tempAgentDir } from "./helpers/pi-host.js";
 import { chainMessages, MessageClock } from "./helpers/pi-session.js";
 
@@ -25,6 +28,13 @@ async function playChains(host: PiHost, clock: MessageClock, labels: string[], o
     await host.endRun();
     await host.idle();
   }
+}
+
+/** An entry's data with what differs between two sessions that archived the same outputs (when, and where the spill folder is) masked. */
+function masked(data: any): any {
+  if (data.compressedAt) data.compressedAt = 0;
+  for (const record of data.toolCalls ?? []) if (record.spillPath) record.spillPath = path.basename(record.spillPath);
+  return data;
 }
 
 const blockIds = (host: PiHost) => host.customEntries("context-prune-chain").map((e) => e.data.blockId);
@@ -80,6 +90,55 @@ describe("/pruner compact", () => {
     await host.command("/pruner compact");
     await host.command("/pruner status");
     expect(host.notices.at(-1)!.message).toMatch(/\nlast compact: 0 chains in /);
+  });
+
+  it("on a session file, has the workers read the chains' lines from it, and archives what `chainpress compact` archives", async () => {
+    const dir = track(fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-compact-file-")));
+    const host = await PiHost.start(SessionManager.create(dir, dir), track(tempAgentDir({ workers: 2 })));
+    const outputs = (label: string) => [`${label} small "quoted" ünïcode ✓`, `${label} spilled\t\u0001 `.repeat(9000), `${label} kept `.repeat(300)];
+    const clock = new MessageClock();
+    for (const label of ["c1", "c2", "c3", "c4", "c5"]) {
+      for (const message of chainMessages(clock, label, outputs(label))) await host.message(message);
+      await host.endRun();
+      await host.idle();
+    }
+    expect(blockIds(host)).toEqual(["b1", "b2"]);
+    const file = host.sessionManager.getSessionFile()!;
+    // The same file, compacted by the CLI's job in a folder of its own (its spill files go beside it).
+    const copy = path.join(track(fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-compact-cli-"))), path.basename(file));
+    fs.copyFileSync(file, copy);
+    const before = fs.readFileSync(file, "utf8").split("\n").length - 1;
+    await host.command("/pruner compact");
+    expect(blockIds(host)).toEqual(["b1", "b2", "b3", "b4", "b5"]);
+    expect(host.runtime.lastCompact).toMatchObject({ chains: 3, chainsFromFile: 3 });
+    await host.command("/pruner status");
+    expect(host.notices.at(-1)!.message).toMatch(/\nlast compact: 3 chains \(3 read from the session file\) in /);
+    const runner = createChainRunner(2);
+    try {
+      await compactSession({ file: copy, runner });
+    } finally {
+      await runner.close();
+    }
+    const appended = (session: string) => fs.readFileSync(session, "utf8").split("\n").slice(before).filter(Boolean).map((line) => masked(JSON.parse(line).data));
+    expect(appended(file)).toHaveLength(6);
+    expect(appended(file)).toEqual(appended(copy));
+    const spills = (session: string) => {
+      const blobs = blobDirFor(path.dirname(session), host.sessionManager.getSessionId());
+      return Object.fromEntries(fs.readdirSync(blobs).sort().map((name) => [name, fs.readFileSync(path.join(blobs, name), "utf8")]));
+    };
+    // The copy's folder holds only what the compaction spilled; pi's also holds the live flush's.
+    const written = spills(copy);
+    expect(Object.keys(written)).toHaveLength(3);
+    expect(spills(file)).toMatchObject(written);
+  });
+
+  it("on a session file without worker threads, encodes the chains as before: their tasks run on pi's thread", async () => {
+    const dir = track(fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-compact-inline-")));
+    const host = await PiHost.start(SessionManager.create(dir, dir), track(tempAgentDir({ workers: 0 })));
+    await playChains(host, new MessageClock(), ["c1", "c2"]);
+    await host.command("/pruner compact");
+    expect(blockIds(host)).toEqual(["b1", "b2"]);
+    expect(host.runtime.lastCompact).toMatchObject({ chains: 2, chainsFromFile: 0 });
   });
 
   it("answers an unknown subcommand with the usage", async () => {

@@ -13,7 +13,7 @@ import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { CHARS_PER_TOKEN, COMPACT_ROLLING_WINDOW } from "../core/defaults.js";
 import type { CompressEligibleResult } from "../main/compress-eligible.js";
 import { startLoadMonitor } from "../main/load-monitor.js";
-import { passInput, runPass } from "./compress-pass.js";
+import { passInput, runPass, sessionLines } from "./compress-pass.js";
 import { guard, notify } from "./report.js";
 import { branchBoundAppend, type Chainpress } from "./runtime.js";
 import { persistEnabled } from "../io/settings-file.js";
@@ -52,13 +52,16 @@ async function compact(runtime: Chainpress, ctx: ExtensionCommandContext): Promi
       const started = performance.now();
       const monitor = startLoadMonitor();
       let chains = 0;
+      let chainsFromFile = 0;
       let result: CompressEligibleResult;
       try {
         const input = await passInput(runtime, ctx.sessionManager);
-        result = await runPass(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW, branchBoundAppend(runtime, generation));
+        const lines = await sessionLines(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW);
+        result = await runPass(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW, branchBoundAppend(runtime, generation), lines);
         chains = result.compressedEntries.length;
+        chainsFromFile = result.stats.chainsFromFile;
       } finally {
-        runtime.lastCompact = { ...monitor.stop(), wallMs: performance.now() - started, chains };
+        runtime.lastCompact = { ...monitor.stop(), wallMs: performance.now() - started, chains, chainsFromFile };
       }
       notify(ctx, compactNotice(result));
       refreshStatusLine(runtime, ctx);

@@ -13,8 +13,11 @@ import { branchMessagesSteps } from "../core/session-tree.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { spillModesFor } from "../io/write-spill.js";
 import type { AppendEntry } from "../main/append-entry.js";
-import { driveSteps } from "../main/cooperative.js";
+import { driveSteps, pauseIfDue } from "../main/cooperative.js";
 import { compressEligible, type CompressEligibleResult } from "../main/compress-eligible.js";
+import { fileSliceFromLines } from "../main/file-slice.js";
+import type { DeterministicPlan } from "../main/plan-chains.js";
+import { readEntryLines, type EntryLines } from "../io/entry-lines.js";
 import type { SpillSettings } from "../workers/chain-task.js";
 import type { Chainpress } from "./runtime.js";
 import type { SessionView } from "./session-view.js";
@@ -25,6 +28,8 @@ export interface PassInput {
   messages: AgentMessage[];
   chains: ChainRange[];
   graceKeys: Set<string>;
+  /** The id of message i's entry (none for the closing message, which has no entry yet). */
+  entryIdOf: (index: number) => string | undefined;
 }
 
 /**
@@ -33,11 +38,14 @@ export interface PassInput {
  * asks after every reply, and a 400 MB session has ~240,000 entries).
  */
 export async function passInput(runtime: Chainpress, sessionManager: SessionView, closing?: AgentMessage): Promise<PassInput> {
-  const branch = await driveSteps(branchMessagesSteps(await driveSteps(branchEntriesSteps(sessionManager))));
+  const entries = await driveSteps(branchEntriesSteps(sessionManager));
+  const positions = new Int32Array(entries.length);
+  const branch = await driveSteps(branchMessagesSteps(entries, positions));
   const messages = withClosingMessage(branch, closing);
   const chains = await driveSteps(detectChainsSteps(messages, runtime.isProtected));
+  const entryIdOf = (index: number) => (index < branch.length ? entries[positions[index]!]!.id : undefined);
   // Upstream computes grace from the persisted branch only (reference §9.3 step 6).
-  return { messages, chains, graceKeys: await driveSteps(recoveryGraceKeysSteps(branch, runtime.settings.recoveryGraceTurns)) };
+  return { messages, chains, graceKeys: await driveSteps(recoveryGraceKeysSteps(branch, runtime.settings.recoveryGraceTurns)), entryIdOf };
 }
 
 export function eligibleCount(runtime: Chainpress, input: PassInput, rollingWindow: number): number {
@@ -45,8 +53,13 @@ export function eligibleCount(runtime: Chainpress, input: PassInput, rollingWind
   return selectEligible(input.chains, rollingWindow, (start) => state.isCompressed(start), input.graceKeys).length;
 }
 
-export async function runPass(runtime: Chainpress, sessionManager: SessionView, input: PassInput, rollingWindow: number, append: AppendEntry): Promise<CompressEligibleResult> {
+/**
+ * Runs the pass. With `lines` (the session file's, `linesOnDisk`), the workers read each chain's
+ * lines from the file themselves, and pi's thread encodes only the chains not found there.
+ */
+export async function runPass(runtime: Chainpress, sessionManager: SessionView, input: PassInput, rollingWindow: number, append: AppendEntry, lines?: EntryLines): Promise<CompressEligibleResult> {
   return compressEligible({
+    ...(lines ? { linesOnDisk: (plan: DeterministicPlan) => fileSliceFromLines(lines, input.messages, input.entryIdOf, plan) } : {}),
     messages: input.messages,
     chains: input.chains,
     state: runtime.holder.state,
@@ -57,6 +70,21 @@ export async function runPass(runtime: Chainpress, sessionManager: SessionView, 
     spill: spillSettings(runtime, sessionManager),
     runner: runtime.runner.get(),
   });
+}
+
+/**
+ * Where the session file's message lines are, for `/pruner compact` with worker threads: read once
+ * per command (reads off pi's thread; splitting into lines, ~270 ms at 200x1M, on it), and only
+ * when a chain is eligible. Without threads the chain tasks run on pi's thread, where parsing a
+ * chain's lines held the event loop longer than decoding its encoding (bench:pi, 20x1M: 59-78
+ * against 40-44 ms). The live flush encodes too: it runs after every reply, and its newest chain
+ * ends with a reply pi has not written yet.
+ */
+export async function sessionLines(runtime: Chainpress, sessionManager: SessionView, input: PassInput, rollingWindow: number): Promise<EntryLines | undefined> {
+  const file = sessionManager.getSessionFile();
+  if (file === undefined || !fs.existsSync(file) || eligibleCount(runtime, input, rollingWindow) === 0) return undefined;
+  // The pass starts the pool now in any case: a chain is eligible.
+  return runtime.runner.get().workers === 0 ? undefined : readEntryLines(file, pauseIfDue);
 }
 
 /** Without a session file (`--no-session`) nothing is spilled: outputs stay inline, in memory. */

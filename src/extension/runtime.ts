@@ -43,6 +43,8 @@ export interface Chainpress {
 export interface CompactCost extends LoadFigures {
   wallMs: number;
   chains: number;
+  /** Of the chains a worker ran, those it read from the session file (the others pi's thread encoded). */
+  chainsFromFile: number;
 }
 
 /** Default of `commandWaitMs`: long enough for a flush that is about to end, short enough to feel like an answer. */

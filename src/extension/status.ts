@@ -141,9 +141,10 @@ export async function statusReport(runtime: Chainpress, sessionManager: SessionV
   return lines.join("\n");
 }
 
-/** "last compact: 2 chains in 1.52 s, event loop max 18 ms, peak RSS 412 MB". */
+/** "last compact: 2 chains (2 read from the session file) in 1.52 s, event loop max 18 ms, peak RSS 412 MB". */
 function lastCompactLine(cost: CompactCost): string {
-  const chains = `${cost.chains} chain${cost.chains === 1 ? "" : "s"}`;
+  const fromFile = cost.chainsFromFile > 0 ? ` (${cost.chainsFromFile} read from the session file)` : "";
+  const chains = `${cost.chains} chain${cost.chains === 1 ? "" : "s"}${fromFile}`;
   return `last compact: ${chains} in ${(cost.wallMs / 1000).toFixed(2)} s, event loop max ${Math.round(cost.eventLoopMaxMs)} ms, peak RSS ${Math.round(cost.peakRssBytes / 1e6)} MB`;
 }
 

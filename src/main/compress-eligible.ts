@@ -10,7 +10,7 @@ import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
 import { BufferPool } from "../io/buffer-pool.js";
-import type { ChainTask, ChainTaskResult, SpillSettings, TaskFault } from "../workers/chain-task.js";
+import { isLineChanged, type ChainTask, type ChainTaskResult, type FileSlice, type SpillSettings, type TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner, TaskStart } from "./chain-runner.js";
 import { GroupCommit, type ChainWork, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
@@ -19,7 +19,7 @@ import { DispatchWindow } from "./dispatch-window.js";
 import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { driveSteps, pauseIfDue } from "./cooperative.js";
-import { lightRecords } from "./light-records.js";
+import { fileTaskRecords } from "./file-task-records.js";
 import { planChainSteps, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 import { Slots } from "./task-slots.js";
@@ -52,6 +52,13 @@ export interface CompressEligibleDeps {
    * bytes itself.
    */
   fileSlice?: (plan: DeterministicPlan) => Pick<ChainTask, "fileSlice">;
+  /**
+   * pi's `/pruner compact`: `messages` are whole (pi's, in memory) and most are lines of the session
+   * file already. A plan whose lines this finds goes to its worker as those lines, which the worker
+   * reads and checks itself, instead of encoded on this thread; one it does not find (undefined),
+   * or whose lines the worker finds changed, is encoded as usual.
+   */
+  linesOnDisk?: (plan: DeterministicPlan) => FileSlice | undefined;
   now?: () => number;
   /** Chains dispatched but not yet committed; bounds memory (default: one commit group plus 2 × workers). */
   maxInFlight?: number;
@@ -258,9 +265,17 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
       const slice = await prepareInLane(() => fileSlice(plan));
       plan.inner = [];
       const result = await deps.runner.run(buildTask(deps, plan, slice), onStart);
-      const records = lightRecords(plan.outputs, result.archived ?? []);
+      const records = fileTaskRecords(plan.outputs, result.archived ?? []);
       plan.outputs = [];
       return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
+    }
+    const started = deps.linesOnDisk && (await prepareInLane(() => startFromDisk(deps, plan, onStart)));
+    const fromDisk = started && (await started.work);
+    if (fromDisk) {
+      stats.chainsFromFile++;
+      plan.inner = [];
+      plan.outputs = [];
+      return fromDisk;
     }
     // The live path's records come from the worker whole: the planned outputs are not needed.
     plan.outputs = [];
@@ -279,7 +294,27 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
   );
 }
 
-function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice">): ChainTask {
+/**
+ * The plan's chain started from its lines in the session file (`linesOnDisk`); undefined when they
+ * are not all there. Its work is undefined when the worker found a line changed: the caller then
+ * sends the chain encoded. (Wrapped, so that the preparation lane does not wait for the worker.)
+ */
+function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => TaskStart): { work: Promise<DispatchedWork | undefined> } | undefined {
+  const fileSlice = deps.linesOnDisk!(plan);
+  if (!fileSlice) return undefined;
+  const work = deps.runner.run(buildTask(deps, plan, { fileSlice, wholeMessages: true }), onStart).then(
+    // The records are made here from pi's own messages: they share its strings, and no output
+    // crosses back from the worker.
+    (result): DispatchedWork => ({ ...result, records: fileTaskRecords(plan.outputs, result.archived ?? []), keys: plan.plannedKeys, shortRefs: plan.reservedRefs }),
+    (error: unknown) => {
+      if (isLineChanged(error)) return undefined;
+      throw error;
+    },
+  );
+  return { work };
+}
+
+function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice" | "wholeMessages">): ChainTask {
   const task: ChainTask = {
     chainStart: plan.chain.startUserTimestamp,
     ...slice,

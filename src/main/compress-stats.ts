@@ -14,6 +14,8 @@ export class CompressStats {
   spilledBytes = 0;
   archivedChars = 0;
   appendedEntries = 0;
+  /** Chains a worker read from the session file, though their messages were in memory (CompressEligibleDeps.linesOnDisk). */
+  chainsFromFile = 0;
   /** Milliseconds per stage; worker stages are summed over tasks (CPU time across threads). */
   readonly stageMs: Record<MainStage | keyof TaskTimings, number> = {
     plan: 0,

@@ -39,7 +39,7 @@ export interface DeterministicPlan extends PlanBase {
   plannedKeys: string[];
   /**
    * The planned outputs, in the same order (found once, while planning): the file path makes its
-   * lightened records from them (main/light-records.ts). Emptied once those are made.
+   * records from them (main/file-task-records.ts). Emptied once those are made.
    */
   outputs: SpanOutput[];
   reservedRefs: string[];

@@ -85,6 +85,11 @@ export interface ChainTask {
    * entry instead of a fresh allocation per chain that lives until the next garbage collection.
    */
   indexRoom?: ArrayBuffer;
+  /**
+   * With a `fileSlice`: the main thread holds the span's messages whole (pi's, in memory), not
+   * lightened, and makes whole records from them: `archived` facts come back whole too.
+   */
+  wholeMessages?: true;
   /** Records and index entry only, no body: an open chain's older outputs (issue 13). */
   indexOnly?: true;
   fault?: TaskFault;
@@ -100,25 +105,26 @@ export interface TaskTimings {
 }
 
 /**
- * What the main thread's lightened model cannot tell of one archived output's record (the file
- * path): main/light-records.ts builds the lightened record from the planned output and this.
+ * What the main thread's messages cannot tell of one archived output's record (the file path):
+ * main/file-task-records.ts builds the record from the planned output and this. Lightened as the
+ * messages are, or whole with `wholeMessages`.
  */
 export interface ArchivedFacts {
-  /** A spilled output's fields, `resultPreview` lightened. */
+  /** A spilled output's fields. */
   spill?: SpillFields;
-  /** The text as a lightened record holds it, when it is not its message's one text (several text parts joined). */
-  lightText?: string;
+  /** The record's text, when it is not its message's one text (several text parts joined). */
+  resultText?: string;
 }
 
 export interface ChainTaskResult {
   /**
    * Fresh records in planned order; spilled ones carry spill fields and an empty resultText. A
-   * `fileSlice` task sends none: the main thread makes them, lightened, from `archived`.
+   * `fileSlice` task sends none: the main thread makes them from its messages and `archived`.
    */
   records: ToolCallRecord[];
   /**
-   * A `fileSlice` task: per planned output, what the record adds to the lightened model;
-   * undefined for the usual output, whose record is made from the model alone (an object for each
+   * A `fileSlice` task: per planned output, what the record adds to the main thread's messages;
+   * undefined for the usual output, whose record is made from them alone (an object for each
    * would cross to the main thread and wait there for its commit).
    */
   archived?: Array<ArchivedFacts | undefined>;
@@ -141,4 +147,19 @@ export interface ChainTaskResult {
   /** UTF-16 units of output archived (before spilling). */
   archivedChars: number;
   timings: TaskTimings;
+}
+
+/**
+ * Why a `fileSlice` task fails when a line is not the entry the plan was made from (the file
+ * changed). An error crosses from a worker with its message only: the main thread, which may then
+ * send the chain encoded instead, recognises it by these words.
+ */
+export function lineChangedMessage(chainStart: number, file: string, line: number, id: string): string {
+  return `chain ${chainStart}: ${file}:${line} is not the entry ${id} ${LINE_CHANGED}`;
+}
+
+const LINE_CHANGED = "the plan was made from (the file changed?)";
+
+export function isLineChanged(error: unknown): boolean {
+  return error instanceof Error && error.message.endsWith(LINE_CHANGED);
 }

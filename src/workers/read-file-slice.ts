@@ -15,7 +15,7 @@ import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE } from "../io/session-builder
 import { readInto, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
 import { classifyLine, classifyLineWithRefs } from "../io/session-line.js";
-import type { ExpectedLine, FileSlice } from "./chain-task.js";
+import { lineChangedMessage, type ExpectedLine, type FileSlice } from "./chain-task.js";
 import { expectedLines } from "./file-slice-columns.js";
 
 /** Lines closer than this are read together, gap included: one read beats many small ones. */
@@ -53,7 +53,7 @@ function messagesOf(runs: readonly ReadRun[], slice: FileSlice, chainStart: numb
       const bytes = data.subarray(at, at + expected.bytes);
       const taken = refs?.length ?? 0;
       const message = expected.output && refs ? locatedOutput(bytes, expected, expected.output, refs, hasher) : messageOf(bytes, expected, refs);
-      if (!message) throw new Error(`chain ${chainStart}: ${slice.file}:${expected.line} is not the entry ${expected.id} the plan was made from (the file changed?)`);
+      if (!message) throw new Error(lineChangedMessage(chainStart, slice.file, expected.line, expected.id));
       if (refs && refs.length === taken) fullyParsed.push(bytes);
       messages.push(message);
     }

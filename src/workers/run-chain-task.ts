@@ -68,25 +68,27 @@ async function runWithRoom(task: ChainTask, hasher: Hasher, room: (bytes: number
   );
   const { spilledFiles, spilledBytes, archivedChars } = archived;
   const result = { body, indexDataJson, spilledFiles, spilledBytes, archivedChars, timings };
-  // The file path's main thread keeps lightened records, which it makes from its own lightened
-  // model and these facts, and their refs, from its plan; the index entry's bytes above are the
-  // faithful copy that gets written.
-  const facts = task.fileSlice ? records.map((record, i) => archivedFacts(record, archived.soleText[i]!)) : undefined;
+  // On the file path the main thread makes the records itself, from its own messages (lightened,
+  // or pi's whole ones) and these facts, and their refs from its plan; the index entry's bytes
+  // above are the faithful copy of them.
+  const lighten = !task.wholeMessages;
+  const facts = task.fileSlice ? records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lighten)) : undefined;
   lap(timings, "body", t);
-  return facts ? { ...result, records: [], archived: facts, lightened: true } : { ...result, records, refs, lightened: false };
+  return facts ? { ...result, records: [], archived: facts, lightened: lighten } : { ...result, records, refs, lightened: false };
 }
 
-/** What a record adds to the lightened model's output (lightened by the same rules). */
-function archivedFacts(record: ToolCallRecord, soleText: boolean): ArchivedFacts | undefined {
+/** What a record adds to the main thread's output: lightened by the same rules as its messages, or whole. */
+function archivedFacts(record: ToolCallRecord, soleText: boolean, literals: readonly LiteralRef[], lighten: boolean): ArchivedFacts | undefined {
   if (record.spillPath !== undefined) {
     const spill: SpillFields = { spillBytes: record.spillBytes!, resultPreview: record.resultPreview!, spillPath: record.spillPath, contentHash: record.contentHash!, spillDigest: record.spillDigest! };
-    lightenInPlace(spill);
+    if (lighten) lightenInPlace(spill);
     return { spill };
   }
   if (soleText) return undefined;
   const text = { resultText: record.resultText };
-  lightenInPlace(text);
-  return { lightText: text.resultText };
+  if (lighten) lightenInPlace(text);
+  // Whole, a text joined from several parts is decoded (it may hold refs).
+  return { resultText: lighten ? text.resultText : (resolvedValue(text.resultText, literals) as string | undefined) };
 }
 
 function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {

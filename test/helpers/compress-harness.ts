@@ -10,14 +10,15 @@ import type { OpenChainSettings } from "../../src/core/open-chain-policy.js";
 import type { OpenChainInput } from "../../src/main/compress-open-chain.js";
 import { makeProtectionPredicate, type ProtectionPredicate } from "../../src/core/protection.js";
 import type { ChainRange } from "../../src/core/prune-types.js";
-import { SessionAppender } from "../../src/io/append-session.js";
+import { SessionAppender, type DataJson } from "../../src/io/append-session.js";
 import { spillModesFor } from "../../src/io/write-spill.js";
 import type { AppendEntry } from "../../src/main/append-entry.js";
 import { createChainRunner, type ChainRunner } from "../../src/main/chain-runner.js";
 import { compressEligible, type CompressEligibleResult } from "../../src/main/compress-eligible.js";
 import { DiagnosticSink } from "../../src/main/diagnostic-sink.js";
 import type { AgentMessage } from "../../src/core/session-types.js";
-import { fileSliceOf } from "../../src/main/file-slice.js";
+import { fileSliceFromLines, fileSliceOf } from "../../src/main/file-slice.js";
+import { readEntryLines } from "../../src/io/entry-lines.js";
 import type { DeterministicPlan } from "../../src/main/plan-chains.js";
 import { scanSession } from "../../src/main/scan-session.js";
 import { loadSessionModel, modelOf, type SessionModel } from "../../src/main/session-model.js";
@@ -39,13 +40,15 @@ export interface HarnessOptions {
    * "memory" (default): in-memory messages, msgpack to the workers (the live flush's path).
    * "file": the parallel scan and lightened entries, workers read their lines and take the
    * outputs the scan located from the file's bytes (`chainpress compact`).
+   * "lines": in-memory messages, workers read their lines from the file, found by entry id
+   * (pi's `/pruner compact`).
    */
-  path?: "memory" | "file";
+  path?: "memory" | "file" | "lines";
   /** Archive older outputs of a chain still open at the end of the session (issue 13). */
   openChains?: OpenChainSettings;
   /** Recovery-grace keys (outputs the policy must leave alone). */
   graceKeys?: ReadonlySet<string>;
-  /** Called once the scan has read the file ("file" path), before any chain runs. */
+  /** Called once the scan ("file" path) or the line index ("lines") has read the file, before any chain runs. */
   afterScan?: () => void;
 }
 
@@ -61,8 +64,12 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
   const model = options.path === "file" ? modelOf(await scanSession(file, runner)) : await loadSessionModel(file);
   if (options.path === "file") options.afterScan?.();
   const isProtected = makeProtectionPredicate({ protectedTools: options.protectedTools ?? [], protectedPaths: options.protectedPaths ?? ["**/skills/**/*.md"] });
+  const lines = options.path === "lines" ? await readEntryLines(file, async () => undefined) : undefined;
+  if (lines) options.afterScan?.();
   const appender = await SessionAppender.open(model.loaded);
-  const durable: AppendEntry = async (customType, data, dataJson) => void (await appender.appendCustom(customType, data, { durable: false, ...(dataJson === undefined ? {} : { dataJson }) }));
+  // pi serialises the data it is given (`pi.appendEntry`): on its path the records made on the main thread are what gets written.
+  const writes = (dataJson: DataJson | undefined) => (dataJson === undefined || options.path === "lines" ? {} : { dataJson });
+  const durable: AppendEntry = async (customType, data, dataJson) => void (await appender.appendCustom(customType, data, { durable: false, ...writes(dataJson) }));
   const append = options.wrapAppend ? options.wrapAppend(durable) : durable;
   const diagnostics = options.diagnostics ?? new DiagnosticSink(append);
   try {
@@ -78,6 +85,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       runner,
       now: () => 1_800_000_000_000,
       ...(options.path === "file" ? { fileSlice: (plan: DeterministicPlan) => ({ fileSlice: fileSliceOf(model, plan) }) } : {}),
+      ...(lines ? { linesOnDisk: (plan: DeterministicPlan) => fileSliceFromLines(lines, model.messages, (i) => model.messageEntry(i)?.id, plan) } : {}),
       ...(options.faultFor ? { faultFor: options.faultFor } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
       ...(options.graceKeys ? { graceKeys: options.graceKeys } : {}),

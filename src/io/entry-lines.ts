@@ -1,0 +1,142 @@
+/**
+ * Where each message entry's line lies in a session file, by entry id: what lets a chain task read
+ * its chain's lines from the file (workers/read-file-slice.ts) when the caller holds the messages in
+ * memory, as pi does, instead of a scan of the file. Only each line's head is looked at: pi writes
+ * an entry with JSON.stringify, keys in the order it made them, so a message entry's line starts
+ * `{"type":"message","id":"`. A line in any other form is not indexed (its chain then goes to the
+ * worker encoded), and the worker checks every line it reads against the plan in any case.
+ *
+ * The file is read in chunks with asynchronous reads, on libuv's threads; between two chunks the
+ * caller's `pause` gives its event loop a turn.
+ */
+
+import fs from "node:fs";
+import type { LineMeta } from "./session-builder.js";
+
+/** Bytes read at a time: each is split into lines on the calling thread within a few milliseconds. */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** How a message entry's line starts, as pi writes it. */
+const MESSAGE_HEAD = Buffer.from('{"type":"message","id":"');
+/** pi's ids are 8 hex digits; anything longer than this is not one of its lines. */
+const ID_MAX_BYTES = 64;
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Numbers per line in `places`: byte offset, byte length, 1-based line number, 1 when terminated. */
+const PLACE_WIDTH = 4;
+/** An id that names two lines: neither is used. */
+const AMBIGUOUS = -1;
+
+export class EntryLines {
+  private readonly slots = new Map<string, number>();
+  private places = new Float64Array(PLACE_WIDTH * 1024);
+  private count = 0;
+
+  constructor(readonly file: string) {}
+
+  /** The line of the message entry `id`; undefined when no line, or more than one, has it. */
+  placeOf(id: string): LineMeta | undefined {
+    const slot = this.slots.get(id);
+    if (slot === undefined || slot === AMBIGUOUS) return undefined;
+    const at = PLACE_WIDTH * slot;
+    return { byteOffset: this.places[at]!, bytes: this.places[at + 1]!, line: this.places[at + 2]!, terminated: this.places[at + 3] === 1 };
+  }
+
+  /** Message entries indexed (ids named by two lines not counted). */
+  get size(): number {
+    let size = 0;
+    for (const slot of this.slots.values()) if (slot !== AMBIGUOUS) size++;
+    return size;
+  }
+
+  add(id: string, place: LineMeta): void {
+    if (this.slots.has(id)) {
+      this.slots.set(id, AMBIGUOUS);
+      return;
+    }
+    if (PLACE_WIDTH * (this.count + 1) > this.places.length) {
+      const grown = new Float64Array(this.places.length * 2);
+      grown.set(this.places);
+      this.places = grown;
+    }
+    const at = PLACE_WIDTH * this.count;
+    this.places[at] = place.byteOffset;
+    this.places[at + 1] = place.bytes;
+    this.places[at + 2] = place.line;
+    this.places[at + 3] = place.terminated ? 1 : 0;
+    this.slots.set(id, this.count++);
+  }
+}
+
+/** The id of a message entry whose line is `data[start, end)`, read from the line's head; undefined for any other line. */
+export function messageEntryId(data: Uint8Array, start: number, end: number): string | undefined {
+  const idStart = start + MESSAGE_HEAD.length;
+  if (idStart > end || Buffer.compare(data.subarray(start, idStart), MESSAGE_HEAD) !== 0) return undefined;
+  const limit = Math.min(end, idStart + ID_MAX_BYTES + 1);
+  for (let at = idStart; at < limit; at++) {
+    const byte = data[at]!;
+    if (byte === BACKSLASH) return undefined;
+    if (byte === QUOTE) return at > idStart ? Buffer.from(data.buffer, data.byteOffset + idStart, at - idStart).toString("utf8") : undefined;
+  }
+  return undefined;
+}
+
+/** Indexes the message entries' lines of `file`, as it is now. */
+export async function readEntryLines(file: string, pause: () => Promise<void>): Promise<EntryLines> {
+  const lines = new EntryLines(file);
+  const handle = await fs.promises.open(file, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    // File offset of buffer[0], and the 1-based number of the line that starts there.
+    let position = 0;
+    let line = 1;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      const data = buffer.subarray(0, bytesRead);
+      let at = 0;
+      for (let newline = data.indexOf(NEWLINE); newline !== -1; newline = data.indexOf(NEWLINE, at)) {
+        indexLine(lines, data, at, newline, position + at, line++, true);
+        at = newline + 1;
+      }
+      if (at === 0) {
+        // No newline in a whole read: a line longer than a chunk, or the file's last line without
+        // one. Its head is here; its end is further on, or the end of the file.
+        const id = messageEntryId(data, 0, data.length);
+        const end = await newlineFrom(handle, buffer, position + bytesRead);
+        const bytes = (end === -1 ? await fileSize(handle) : end) - position;
+        if (id !== undefined) lines.add(id, { byteOffset: position, bytes, line, terminated: end !== -1 });
+        if (end === -1) break;
+        line++;
+        position = end + 1;
+      } else {
+        // The next read starts at the line this one cut.
+        position += at;
+      }
+      await pause();
+    }
+  } finally {
+    await handle.close();
+  }
+  return lines;
+}
+
+function indexLine(lines: EntryLines, data: Uint8Array, start: number, end: number, byteOffset: number, line: number, terminated: boolean): void {
+  const id = messageEntryId(data, start, end);
+  if (id !== undefined) lines.add(id, { byteOffset, bytes: end - start, line, terminated });
+}
+
+/** File offset of the first newline from `from` on, or -1 when the file ends first. */
+async function newlineFrom(handle: fs.promises.FileHandle, buffer: Buffer, from: number): Promise<number> {
+  for (let position = from; ; ) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) return -1;
+    const newline = buffer.subarray(0, bytesRead).indexOf(NEWLINE);
+    if (newline !== -1) return position + newline;
+    position += bytesRead;
+  }
+}
+
+async function fileSize(handle: fs.promises.FileHandle): Promise<number> {
+  return (await handle.stat()).size;
+}
