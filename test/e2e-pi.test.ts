@@ -149,6 +149,8 @@ describe("chainpress on a real pi 0.73.1 (rpc mode, offline)", () => {
     for (let k = 1; k <= 9; k++) notices.push(await chain(`chain ${k}: please work`));
     expect(notices[8]).toMatch(/chains: 9 closed, 0 interrupted, 6 compressed/);
     notices.push(await pi.command("/pruner compact", /^pruner: compacted/));
+    // The pool's workers read the three chains' lines from pi's session file; pi's thread encoded none.
+    expect(await pi.command("/pruner status", /^pruner: on/)).toMatch(/\nlast compact: 3 chains \(3 read from the session file\) in /);
     await pi.prompt("final check");
     sessionFile = ((await pi.send({ type: "get_state" })).data as { sessionFile: string }).sessionFile;
     expect(problems(pi)).toEqual([]);
