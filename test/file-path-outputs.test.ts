@@ -14,7 +14,8 @@ import { loadHasher } from "../src/core/digest.js";
 import { lightenInPlace } from "../src/core/light-value.js";
 import { REF_LINE_MIN_BYTES, type LiteralRef } from "../src/core/literal-refs.js";
 import { readFileSlice } from "../src/workers/read-file-slice.js";
-import { expectedLines } from "../src/workers/file-slice-columns.js";
+import { expectedLines, FileSliceWriter } from "../src/workers/file-slice-columns.js";
+import { isFileChanged } from "../src/workers/chain-task.js";
 import { compressFile } from "./helpers/compress-harness.js";
 import { calls, readLines, SessionBuilder } from "./helpers/session-builder.js";
 
@@ -82,6 +83,22 @@ describe("outputs taken from the file's bytes", () => {
     expect(literals.length).toBeGreaterThanOrEqual(located.length);
     const results = messages.filter((message) => message.role === "toolResult");
     expect(results.map((message) => (message as { toolCallId: string }).toolCallId)).toEqual(["c0_0", "c0_1", "c0_2", "c0_3", "c0_4", "big0"]);
+  });
+
+  it("lines that cannot be read (the file was cut after they were found) fail their chain with words the main thread recognises as a changed file", async () => {
+    const file = session().writeTemp();
+    const size = fs.statSync(file).size;
+    const writer = new FileSliceWriter(file, 1);
+    writer.add({ line: 9, byteOffset: size - 10, bytes: 100, terminated: true }, "00000009", "toolResult", 1, "c0_0", false);
+    let thrown: unknown;
+    try {
+      readFileSlice(writer.slice(), 1786701600010, [], await loadHasher(), true, (bytes) => Buffer.alloc(bytes));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isFileChanged(thrown)).toBe(true);
+    expect((thrown as Error).message).toContain(`chain 1786701600010: cannot read its lines in ${file}: ${file}: file ended at byte ${size}`);
+    expect(isFileChanged(new Error("chain 1: spill folder not writable"))).toBe(false);
   });
 });
 

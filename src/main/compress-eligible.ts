@@ -10,7 +10,7 @@ import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
 import { BufferPool } from "../io/buffer-pool.js";
-import { isLineChanged, type ChainTask, type ChainTaskResult, type FileSlice, type SpillSettings, type TaskFault } from "../workers/chain-task.js";
+import { isFileChanged, type ChainTask, type ChainTaskResult, type FileSlice, type SpillSettings, type TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner, TaskStart } from "./chain-runner.js";
 import { GroupCommit, type ChainWork, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
@@ -56,7 +56,7 @@ export interface CompressEligibleDeps {
    * pi's `/pruner compact`: `messages` are whole (pi's, in memory) and most are lines of the session
    * file already. A plan whose lines this finds goes to its worker as those lines, which the worker
    * reads and checks itself, instead of encoded on this thread; one it does not find (undefined),
-   * or whose lines the worker finds changed, is encoded as usual.
+   * or whose lines the worker finds changed or cannot read, is encoded as usual.
    */
   linesOnDisk?: (plan: DeterministicPlan) => FileSlice | undefined;
   now?: () => number;
@@ -296,8 +296,8 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
 
 /**
  * The plan's chain started from its lines in the session file (`linesOnDisk`); undefined when they
- * are not all there. Its work is undefined when the worker found a line changed: the caller then
- * sends the chain encoded. (Wrapped, so that the preparation lane does not wait for the worker.)
+ * are not all there. Its work is undefined when the worker found a line changed, or could not read
+ * them: the caller then sends the chain encoded (pi's messages are what it holds true). (Wrapped, so that the preparation lane does not wait for the worker.)
  */
 function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => TaskStart): { work: Promise<DispatchedWork | undefined> } | undefined {
   const fileSlice = deps.linesOnDisk!(plan);
@@ -307,7 +307,7 @@ function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onSt
     // crosses back from the worker.
     (result): DispatchedWork => ({ ...result, records: fileTaskRecords(plan.outputs, result.archived ?? []), keys: plan.plannedKeys, shortRefs: plan.reservedRefs }),
     (error: unknown) => {
-      if (isLineChanged(error)) return undefined;
+      if (isFileChanged(error)) return undefined;
       throw error;
     },
   );

@@ -150,16 +150,21 @@ export interface ChainTaskResult {
 }
 
 /**
- * Why a `fileSlice` task fails when a line is not the entry the plan was made from (the file
- * changed). An error crosses from a worker with its message only: the main thread, which may then
- * send the chain encoded instead, recognises it by these words.
+ * Why a `fileSlice` task fails when its lines are not what the plan was made from: one is another
+ * entry, or they cannot be read (the file was cut, rewritten, removed). An error crosses from a
+ * worker with its message only: the main thread, which may then send the chain encoded instead,
+ * recognises these by their last words.
  */
 export function lineChangedMessage(chainStart: number, file: string, line: number, id: string): string {
-  return `chain ${chainStart}: ${file}:${line} is not the entry ${id} ${LINE_CHANGED}`;
+  return `chain ${chainStart}: ${file}:${line} is not the entry ${id} the plan was made from ${FILE_CHANGED}`;
 }
 
-const LINE_CHANGED = "the plan was made from (the file changed?)";
+export function unreadableLinesMessage(chainStart: number, file: string, cause: string): string {
+  return `chain ${chainStart}: cannot read its lines in ${file}: ${cause} ${FILE_CHANGED}`;
+}
 
-export function isLineChanged(error: unknown): boolean {
-  return error instanceof Error && error.message.endsWith(LINE_CHANGED);
+const FILE_CHANGED = "(the file changed?)";
+
+export function isFileChanged(error: unknown): boolean {
+  return error instanceof Error && error.message.endsWith(FILE_CHANGED);
 }

@@ -15,7 +15,7 @@ import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE } from "../io/session-builder
 import { readInto, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
 import { classifyLine, classifyLineWithRefs } from "../io/session-line.js";
-import { lineChangedMessage, type ExpectedLine, type FileSlice } from "./chain-task.js";
+import { lineChangedMessage, unreadableLinesMessage, type ExpectedLine, type FileSlice } from "./chain-task.js";
 import { expectedLines } from "./file-slice-columns.js";
 
 /** Lines closer than this are read together, gap included: one read beats many small ones. */
@@ -28,7 +28,7 @@ const MERGE_GAP_BYTES = 64 * 1024;
  * one buffer that `room` provides, which the caller must keep until it is done with the refs.
  */
 export function readFileSlice(slice: FileSlice, chainStart: number, literals: LiteralRef[], hasher: Hasher, refsAllowed: boolean, room: (bytes: number) => Buffer): AgentMessage[] {
-  const runs = withReadFd(slice.file, (fd) => readAllRuns(fd, [...readRuns(expectedLines(slice))], slice.file, room));
+  const runs = readLines(slice, chainStart, room);
   if (refsAllowed) {
     const withRefs = messagesOf(runs, slice, chainStart, literals, hasher);
     // A line parsed with refs was checked by parseWithRefs, a located output's line by the scan;
@@ -37,6 +37,15 @@ export function readFileSlice(slice: FileSlice, chainStart: number, literals: Li
     literals.length = 0;
   }
   return messagesOf(runs, slice, chainStart, undefined, hasher).messages;
+}
+
+function readLines(slice: FileSlice, chainStart: number, room: (bytes: number) => Buffer): ReadRun[] {
+  const runs = [...readRuns(expectedLines(slice))];
+  try {
+    return withReadFd(slice.file, (fd) => readAllRuns(fd, runs, slice.file, room));
+  } catch (error) {
+    throw new Error(unreadableLinesMessage(chainStart, slice.file, error instanceof Error ? error.message : String(error)));
+  }
 }
 
 interface ReadRun {
