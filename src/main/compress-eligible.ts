@@ -297,7 +297,8 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
 /**
  * The plan's chain started from its lines in the session file (`linesOnDisk`); undefined when they
  * are not all there. Its work is undefined when the worker found a line changed, or could not read
- * them: the caller then sends the chain encoded (pi's messages are what it holds true). (Wrapped, so that the preparation lane does not wait for the worker.)
+ * them: the caller then sends the chain encoded (pi's messages are what it holds true). Wrapped, so
+ * that the preparation lane does not wait for the worker.
  */
 function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => TaskStart): { work: Promise<DispatchedWork | undefined> } | undefined {
   const fileSlice = deps.linesOnDisk!(plan);
