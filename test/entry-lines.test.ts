@@ -95,20 +95,29 @@ describe("readEntryLines", () => {
         '{"type":"custom","id":"aaaa0004","customType":"x","data":{}}',
         "",
         message("aaaa0005", "after a blank line"),
+        message("msg-one", "an id of another writer"),
+        message("msg-two", "another"),
+        message("msg-two", "the same again"),
       ].join("\n") + "\n",
     );
     const lines = await readEntryLines(file, noPause);
+    expect(lines.placeOf("msg-one")).toMatchObject({ line: 9 });
+    expect(lines.placeOf("msg-two")).toBeUndefined();
     expect(lines.placeOf("aaaa0001")).toBeUndefined();
     expect(lines.placeOf("aaaa0003")).toBeUndefined();
     expect(lines.placeOf("aaaa0004")).toBeUndefined();
     expect(lines.placeOf("aaaa0002")).toMatchObject({ line: 3 });
     expect(lines.placeOf("aaaa0005")).toMatchObject({ line: 8, bytes: Buffer.byteLength(message("aaaa0005", "after a blank line")) });
-    expect(lines.size).toBe(2);
+    expect(lines.size).toBe(3);
   });
 
-  it("reads an id only when it is a plain string at the line's head", () => {
+  it("reads an id only when it is a plain string at the line's head: a pi id as its value, any other as its text", () => {
     const id = (line: string) => messageEntryId(Buffer.from(line), 0, Buffer.byteLength(line));
-    expect(id('{"type":"message","id":"ab12cd34","parentId":null}')).toBe("ab12cd34");
+    expect(id('{"type":"message","id":"ab12cd34","parentId":null}')).toBe(0xab12cd34);
+    expect(id('{"type":"message","id":"00000000","parentId":null}')).toBe(0);
+    expect(id('{"type":"message","id":"AB12CD34","parentId":null}')).toBe("AB12CD34");
+    expect(id('{"type":"message","id":"ab12cd345","parentId":null}')).toBe("ab12cd345");
+    expect(id('{"type":"message","id":"msg-ü1","parentId":null}')).toBe("msg-ü1");
     expect(id('{"type":"message","id":"ab\\u0031","parentId":null}')).toBeUndefined();
     expect(id('{"type":"message","id":"","parentId":null}')).toBeUndefined();
     expect(id('{"type":"message","id":"ab12cd34')).toBeUndefined();

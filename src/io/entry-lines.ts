@@ -11,6 +11,8 @@
  */
 
 import fs from "node:fs";
+import { hexIdValue } from "../core/entry-id-set.js";
+import { U32Table } from "../core/u32-table.js";
 import type { LineMeta } from "./session-builder.js";
 
 /** Bytes read at a time: each is split into lines on the calling thread within a few milliseconds. */
@@ -19,6 +21,8 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 const MESSAGE_HEAD = Buffer.from('{"type":"message","id":"');
 /** pi's ids are 8 hex digits; anything longer than this is not one of its lines. */
 const ID_MAX_BYTES = 64;
+/** Digits of a pi id. */
+const HEX_ID_DIGITS = 8;
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -28,7 +32,9 @@ const PLACE_WIDTH = 4;
 const AMBIGUOUS = -1;
 
 export class EntryLines {
-  private readonly slots = new Map<string, number>();
+  /** Slots by id: pi's ids (8 hex digits) by their value, which needs no string per line; any other by its text. */
+  private readonly hexSlots = new U32Table(true);
+  private readonly otherSlots = new Map<string, number>();
   private places = new Float64Array(PLACE_WIDTH * 1024);
   private count = 0;
 
@@ -36,7 +42,8 @@ export class EntryLines {
 
   /** The line of the message entry `id`; undefined when no line, or more than one, has it. */
   placeOf(id: string): LineMeta | undefined {
-    const slot = this.slots.get(id);
+    const value = hexIdValue(id);
+    const slot = value < 0 ? this.otherSlots.get(id) : this.hexSlots.get(value);
     if (slot === undefined || slot === AMBIGUOUS) return undefined;
     const at = PLACE_WIDTH * slot;
     return { byteOffset: this.places[at]!, bytes: this.places[at + 1]!, line: this.places[at + 2]!, terminated: this.places[at + 3] === 1 };
@@ -45,15 +52,19 @@ export class EntryLines {
   /** Message entries indexed (ids named by two lines not counted). */
   get size(): number {
     let size = 0;
-    for (const slot of this.slots.values()) if (slot !== AMBIGUOUS) size++;
+    for (const slots of [this.hexSlots.valuesOf(), this.otherSlots.values()]) for (const slot of slots) if (slot !== AMBIGUOUS) size++;
     return size;
   }
 
-  add(id: string, place: LineMeta): void {
-    if (this.slots.has(id)) {
-      this.slots.set(id, AMBIGUOUS);
-      return;
-    }
+  /** Adds the line of entry `id`: a number for a pi id (hexIdValue), else its text. */
+  add(id: number | string, place: LineMeta): void {
+    const known = typeof id === "number" ? this.hexSlots.get(id) : this.otherSlots.get(id);
+    const slot = known === undefined ? this.push(place) : AMBIGUOUS;
+    if (typeof id === "number") this.hexSlots.set(id, slot);
+    else this.otherSlots.set(id, slot);
+  }
+
+  private push(place: LineMeta): number {
     if (PLACE_WIDTH * (this.count + 1) > this.places.length) {
       const grown = new Float64Array(this.places.length * 2);
       grown.set(this.places);
@@ -64,19 +75,31 @@ export class EntryLines {
     this.places[at + 1] = place.bytes;
     this.places[at + 2] = place.line;
     this.places[at + 3] = place.terminated ? 1 : 0;
-    this.slots.set(id, this.count++);
+    return this.count++;
   }
 }
 
-/** The id of a message entry whose line is `data[start, end)`, read from the line's head; undefined for any other line. */
-export function messageEntryId(data: Uint8Array, start: number, end: number): string | undefined {
+/**
+ * The id of a message entry whose line is `data[start, end)`, read from the line's head: its value
+ * when it is a pi id (8 lowercase hex digits, `hexIdValue`), else its text; undefined for any other
+ * line.
+ */
+export function messageEntryId(data: Buffer, start: number, end: number): number | string | undefined {
   const idStart = start + MESSAGE_HEAD.length;
-  if (idStart > end || Buffer.compare(data.subarray(start, idStart), MESSAGE_HEAD) !== 0) return undefined;
+  if (idStart > end) return undefined;
+  // Byte by byte: a view per line to compare cost more than the rest of the line's work.
+  for (let k = 0; k < MESSAGE_HEAD.length; k++) if (data[start + k] !== MESSAGE_HEAD[k]) return undefined;
   const limit = Math.min(end, idStart + ID_MAX_BYTES + 1);
+  let value = 0;
   for (let at = idStart; at < limit; at++) {
     const byte = data[at]!;
     if (byte === BACKSLASH) return undefined;
-    if (byte === QUOTE) return at > idStart ? Buffer.from(data.buffer, data.byteOffset + idStart, at - idStart).toString("utf8") : undefined;
+    if (byte === QUOTE) {
+      if (at === idStart) return undefined;
+      return at - idStart === HEX_ID_DIGITS && value >= 0 ? value : data.toString("utf8", idStart, at);
+    }
+    const digit = byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : byte >= 0x61 && byte <= 0x66 ? byte - 0x57 : -1;
+    value = digit < 0 || value < 0 ? -1 : value * 16 + digit;
   }
   return undefined;
 }
@@ -121,7 +144,7 @@ export async function readEntryLines(file: string, pause: () => Promise<void>): 
   return lines;
 }
 
-function indexLine(lines: EntryLines, data: Uint8Array, start: number, end: number, byteOffset: number, line: number, terminated: boolean): void {
+function indexLine(lines: EntryLines, data: Buffer, start: number, end: number, byteOffset: number, line: number, terminated: boolean): void {
   const id = messageEntryId(data, start, end);
   if (id !== undefined) lines.add(id, { byteOffset, bytes: end - start, line, terminated });
 }
