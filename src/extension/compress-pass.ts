@@ -74,7 +74,7 @@ export async function runPass(runtime: Chainpress, sessionManager: SessionView, 
 
 /**
  * Where the session file's message lines are, for `/pruner compact` with worker threads: read once
- * per command (reads off pi's thread; splitting into lines, ~270 ms at 200x1M, on it), and only
+ * per command (reads off pi's thread; splitting into lines, ~190 ms at 200x1M, on it), and only
  * when a chain is eligible. Without threads the chain tasks run on pi's thread, where parsing a
  * chain's lines held the event loop longer than decoding its encoding (bench:pi, 20x1M: 59-78
  * against 40-44 ms). The live flush encodes too: it runs after every reply, and its newest chain
