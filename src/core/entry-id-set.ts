@@ -31,15 +31,22 @@ export class EntryIdSet {
   }
 }
 
+/** Digits of a pi id. */
+export const HEX_ID_DIGITS = 8;
+
 /** The number 8 lowercase hex digits write (a pi id), or -1 for any other string. */
 export function hexIdValue(id: string): number {
-  if (id.length !== 8) return -1;
+  if (id.length !== HEX_ID_DIGITS) return -1;
   let value = 0;
-  for (let i = 0; i < 8; i++) {
-    const code = id.charCodeAt(i);
-    const digit = code >= 0x30 && code <= 0x39 ? code - 0x30 : code >= 0x61 && code <= 0x66 ? code - 0x57 : -1;
+  for (let i = 0; i < HEX_ID_DIGITS; i++) {
+    const digit = hexIdDigit(id.charCodeAt(i));
     if (digit < 0) return -1;
     value = value * 16 + digit;
   }
   return value;
+}
+
+/** A digit of a pi id (0-9, a-f: lower case only), from its character code or byte; -1 for any other. */
+export function hexIdDigit(code: number): number {
+  return code >= 0x30 && code <= 0x39 ? code - 0x30 : code >= 0x61 && code <= 0x66 ? code - 0x57 : -1;
 }

@@ -11,7 +11,7 @@
  */
 
 import fs from "node:fs";
-import { hexIdValue } from "../core/entry-id-set.js";
+import { HEX_ID_DIGITS, hexIdDigit, hexIdValue } from "../core/entry-id-set.js";
 import { U32Table } from "../core/u32-table.js";
 import type { LineMeta } from "./session-builder.js";
 
@@ -21,8 +21,6 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 const MESSAGE_HEAD = Buffer.from('{"type":"message","id":"');
 /** pi's ids are 8 hex digits; anything longer than this is not one of its lines. */
 const ID_MAX_BYTES = 64;
-/** Digits of a pi id. */
-const HEX_ID_DIGITS = 8;
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -98,7 +96,7 @@ export function messageEntryId(data: Buffer, start: number, end: number): number
       if (at === idStart) return undefined;
       return at - idStart === HEX_ID_DIGITS && value >= 0 ? value : data.toString("utf8", idStart, at);
     }
-    const digit = byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : byte >= 0x61 && byte <= 0x66 ? byte - 0x57 : -1;
+    const digit = hexIdDigit(byte);
     value = digit < 0 || value < 0 ? -1 : value * 16 + digit;
   }
   return undefined;
