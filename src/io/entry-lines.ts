@@ -13,7 +13,8 @@
 import fs from "node:fs";
 import { HEX_ID_DIGITS, hexIdDigit, hexIdValue } from "../core/entry-id-set.js";
 import { U32Table } from "../core/u32-table.js";
-import type { LineMeta } from "./session-builder.js";
+import { EntryPlaces } from "./entry-places.js";
+import type { EntryLocation, LineMeta } from "./session-builder.js";
 
 /** Bytes read at a time: each is split into lines on the calling thread within a few milliseconds. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -24,8 +25,6 @@ const ID_MAX_BYTES = 64;
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/** Numbers per line in `places`: byte offset, byte length, 1-based line number, 1 when terminated. */
-const PLACE_WIDTH = 4;
 /** An id that names two lines: neither is used. */
 const AMBIGUOUS = -1;
 
@@ -33,18 +32,15 @@ export class EntryLines {
   /** Slots by id: pi's ids (8 hex digits) by their value, which needs no string per line; any other by its text. */
   private readonly hexSlots = new U32Table(true);
   private readonly otherSlots = new Map<string, number>();
-  private places = new Float64Array(PLACE_WIDTH * 1024);
-  private count = 0;
+  private readonly places = new EntryPlaces();
 
   constructor(readonly file: string) {}
 
   /** The line of the message entry `id`; undefined when no line, or more than one, has it. */
-  placeOf(id: string): LineMeta | undefined {
+  placeOf(id: string): EntryLocation | undefined {
     const value = hexIdValue(id);
     const slot = value < 0 ? this.otherSlots.get(id) : this.hexSlots.get(value);
-    if (slot === undefined || slot === AMBIGUOUS) return undefined;
-    const at = PLACE_WIDTH * slot;
-    return { byteOffset: this.places[at]!, bytes: this.places[at + 1]!, line: this.places[at + 2]!, terminated: this.places[at + 3] === 1 };
+    return slot === undefined || slot === AMBIGUOUS ? undefined : this.places.at(slot);
   }
 
   /** Message entries indexed (ids named by two lines not counted). */
@@ -57,23 +53,9 @@ export class EntryLines {
   /** Adds the line of entry `id`: a number for a pi id (hexIdValue), else its text. */
   add(id: number | string, place: LineMeta): void {
     const known = typeof id === "number" ? this.hexSlots.get(id) : this.otherSlots.get(id);
-    const slot = known === undefined ? this.push(place) : AMBIGUOUS;
+    const slot = known === undefined ? this.places.push(place, undefined, undefined) : AMBIGUOUS;
     if (typeof id === "number") this.hexSlots.set(id, slot);
     else this.otherSlots.set(id, slot);
-  }
-
-  private push(place: LineMeta): number {
-    if (PLACE_WIDTH * (this.count + 1) > this.places.length) {
-      const grown = new Float64Array(this.places.length * 2);
-      grown.set(this.places);
-      this.places = grown;
-    }
-    const at = PLACE_WIDTH * this.count;
-    this.places[at] = place.byteOffset;
-    this.places[at + 1] = place.bytes;
-    this.places[at + 2] = place.line;
-    this.places[at + 3] = place.terminated ? 1 : 0;
-    return this.count++;
   }
 }
 
