@@ -152,7 +152,9 @@ function lightenWalk(value: unknown, skipKey: string | undefined): number {
       }
     } else {
       const record = node as Record<string, unknown>;
-      if (record.role === "user") mode |= IN_USER;
+      // Always computed, never skipped: a `|=` first run after TurboFan compiled this walk (the
+      // first user message of a shard) deoptimised it, and every worker compiled it twice.
+      mode |= record.role === "user" ? IN_USER : 0;
       const bulk = (mode & IN_USER) !== 0 ? USER_BULK : BULK;
       const subtreeKeys = record.role === "toolResult" ? TOOL_RESULT_SUBTREE_KEYS : SUBTREE_KEYS;
       let keys = 0;

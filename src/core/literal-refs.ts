@@ -169,9 +169,12 @@ export function markerFor(index: number): string {
 
 /** The ref a whole-marker string names, or undefined for any other string. */
 export function refOf(text: string, refs: readonly LiteralRef[]): LiteralRef | undefined {
-  if (text.charCodeAt(0) !== OPEN_CODE || text.charCodeAt(text.length - 1) !== CLOSE.charCodeAt(0)) return undefined;
+  // Every read in bounds: one past an end (an empty string's first character, a marker-like
+  // text's number past the refs) is undefined all the same, but it deoptimised the lightening
+  // walk that inlines this, in every worker.
+  if (text.length < 3 || text.charCodeAt(0) !== OPEN_CODE || text.charCodeAt(text.length - 1) !== CLOSE.charCodeAt(0)) return undefined;
   const index = Number(text.slice(1, -1));
-  return Number.isInteger(index) ? refs[index] : undefined;
+  return Number.isInteger(index) && index >= 0 && index < refs.length ? refs[index] : undefined;
 }
 
 /** True when `text` holds a marker, whole or inside (text parts joined by contentText). */
