@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lightenInPlace } from "../src/core/light-value.js";
-import { expandMarkers, holdsMarker, parseWithRefs, REF_LINE_MIN_BYTES, REF_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, refOf, resolvedJsonLength, resolvedValue, resolveMarkers, type LiteralRef } from "../src/core/literal-refs.js";
+import { expandMarkers, holdsMarker, markerFor, parseWithRefs, REF_LINE_MIN_BYTES, REF_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, refOf, resolvedJsonLength, resolvedValue, resolveMarkers, type LiteralRef } from "../src/core/literal-refs.js";
 import { classifyLine, classifyLineWithRefs } from "../src/io/session-line.js";
 import { utf8Join } from "../src/core/utf8-join.js";
 
@@ -204,5 +204,19 @@ describe("parseWithRefs", () => {
     expect(refOf((parsed!.value as { text: string }).text, refs)).toBe(refs[0]);
     expect((parsed!.value as { id: string }).id).toBe(long);
     expect(holdsMarker((parsed!.value as { text: string }).text)).toBe(true);
+  });
+});
+
+describe("refOf", () => {
+  it("names a ref only for a whole marker of an index it has; any other string, empty or marker-like, names none", () => {
+    const refs: LiteralRef[] = [];
+    const long = "x".repeat(REF_MIN_BYTES * 2);
+    parseWithRefs(Buffer.from(`{"text":"${long}","more":"${long}"}`), refs);
+    expect(refs).toHaveLength(2);
+    expect(refOf(markerFor(0), refs)).toBe(refs[0]);
+    expect(refOf(markerFor(1), refs)).toBe(refs[1]);
+    for (const other of ["", "\uE002", "\uE002\uE003", markerFor(2), "\uE002-1\uE003", "\uE0021.5\uE003", `a${markerFor(0)}`, `${markerFor(0)}a`]) {
+      expect(refOf(other, refs), JSON.stringify(other)).toBeUndefined();
+    }
   });
 });
