@@ -4,6 +4,7 @@
  * next "\n".
  */
 import { open, type FileHandle } from "node:fs/promises";
+import type { ShardSizer } from "../core/shard-sizes.js";
 
 /** How far a boundary search reads at first, and at most, at a time. */
 const MIN_PROBE_BYTES = 4096;
@@ -14,18 +15,22 @@ export interface ByteRange {
   end: number;
 }
 
-/** About `size / shardBytes` ranges covering [0, size), each made of whole lines. */
-export async function shardBounds(file: string, size: number, shardBytes: number): Promise<ByteRange[]> {
-  const step = Math.max(1, shardBytes);
+/**
+ * Ranges covering [0, size), each made of whole lines: a range starting at `start` ends at the
+ * first line start at or past `start + shardBytes` (the number, or what the sizer says there).
+ */
+export async function shardBounds(file: string, size: number, shardBytes: number | ShardSizer): Promise<ByteRange[]> {
+  const sizeAt: ShardSizer = typeof shardBytes === "number" ? () => shardBytes : shardBytes;
+  const step = (start: number) => Math.max(1, Math.ceil(sizeAt(start)));
   const cuts = [0];
   const handle = await open(file, "r");
   try {
-    for (let target = step; target < size; ) {
-      const cut = await nextLineStart(handle, Math.ceil(target), size);
+    for (let target = step(0); target < size; ) {
+      const cut = await nextLineStart(handle, target, size);
       if (cut >= size) break;
-      if (cut > cuts[cuts.length - 1]!) cuts.push(cut);
-      // A line longer than a shard moves the next target past it; every turn advances a line.
-      target = Math.max(target + step, cut + 1);
+      cuts.push(cut);
+      // Past a line longer than a shard too: every turn advances at least a line.
+      target = cut + step(cut);
     }
   } finally {
     await handle.close();

@@ -10,15 +10,14 @@ import { SessionBuilder, type LoadedSession } from "../io/session-builder.js";
 import { driveSteps, pauseIfDue } from "./cooperative.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { shardBounds } from "../io/shard-bounds.js";
+import { guidedShardSizes } from "../core/shard-sizes.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../io/read-session.js";
 import type { ShardScan } from "../workers/scan-task.js";
 import type { ChainRunner } from "./chain-runner.js";
 
-/** Bytes per shard: a worker holds a shard's parsed lines until it returns them, and small shards keep those out of the old generation (measured: 1-2 MiB costs ~25% less CPU than 8 MiB). */
-export const SHARD_BYTES = 2 * 1024 * 1024;
-
 export interface ScanOptions {
   maxLineBytes?: number;
+  /** Every shard this size (tests); by default core/shard-sizes.ts's sizes for the runner's workers. */
   shardBytes?: number;
 }
 
@@ -32,7 +31,7 @@ export interface ScanStats {
 export async function scanSession(file: string, runner: ChainRunner, opts: ScanOptions = {}, stats?: ScanStats): Promise<LoadedSession> {
   const size = await sizeOf(file);
   const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const shards = await shardBounds(file, size, opts.shardBytes ?? SHARD_BYTES).catch((error: unknown) => {
+  const shards = await shardBounds(file, size, opts.shardBytes ?? guidedShardSizes(size, runner.workers)).catch((error: unknown) => {
     throw ioError(file, error);
   });
   const builder = new SessionBuilder(file, { skipMalformed: false, lightened: true });
