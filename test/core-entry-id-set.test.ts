@@ -19,13 +19,13 @@ const ids = fc.array(fc.oneof({ weight: 4, arbitrary: hexId }, { weight: 1, arbi
 );
 
 describe("EntryIdSet", () => {
-  it("has() agrees with a Set of the same ids, for ids added and not, and last is the id added last", () => {
+  it("has() and add() agree with a Set of the same ids, for ids added and not, and last is the id added last", () => {
     fc.assert(
       fc.property(ids, fc.array(fc.oneof(hexId, nearMiss), { maxLength: 30 }), (added, probes) => {
-        const set = new EntryIdSet();
+        const set = new EntryIdSet(added.length);
         const model = new Set<string>();
         for (const id of added) {
-          set.add(id);
+          expect(set.add(id)).toBe(model.has(id));
           model.add(id);
         }
         expect(set.last).toBe(added.length === 0 ? null : added[added.length - 1]);

@@ -14,7 +14,7 @@ describe("U32Table", () => {
         const table = new U32Table(true);
         const model = new Map<number, number>();
         for (const [k, v] of sets) {
-          table.set(k, v);
+          expect(table.set(k, v)).toBe(model.has(k));
           model.set(k, v);
         }
         for (const k of [...sets.map(([k]) => k), ...probes]) expect(table.get(k)).toBe(model.get(k));
@@ -24,9 +24,9 @@ describe("U32Table", () => {
     );
   });
 
-  it("keeps every key and value through growth (50k keys), and as a set answers 0 for a key it holds", () => {
-    const table = new U32Table(true);
-    const set = new U32Table(false);
+  it.each([0, 50_000, 100])("keeps every key and value through growth (50k keys; room made for %i), and as a set answers 0 for a key it holds", (expectedKeys) => {
+    const table = new U32Table(true, expectedKeys);
+    const set = new U32Table(false, expectedKeys);
     const added: number[] = [];
     for (let i = 0; i < 50_000; i++) {
       const n = (Math.imul(i, 2654435761) & ~1) >>> 0;

@@ -9,9 +9,14 @@ import { U32Table } from "./u32-table.js";
 
 export class EntryIdSet {
   /** Hex ids as numbers (core/u32-table.ts). */
-  private readonly numbers = new U32Table(false);
+  private readonly numbers: U32Table;
   private readonly others = new Set<string>();
   private lastId: string | null = null;
+
+  /** `expectedIds`: room for that many from the start. */
+  constructor(expectedIds = 0) {
+    this.numbers = new U32Table(false, expectedIds);
+  }
 
   /** The id added last (added again counts), or null. */
   get last(): string | null {
@@ -23,11 +28,14 @@ export class EntryIdSet {
     return value < 0 ? this.others.has(id) : this.numbers.get(value) !== undefined;
   }
 
-  add(id: string): void {
+  /** Adds the id (again: it becomes the last); true when it was there already. */
+  add(id: string): boolean {
     this.lastId = id;
     const value = hexIdValue(id);
-    if (value < 0) this.others.add(id);
-    else this.numbers.set(value);
+    if (value >= 0) return this.numbers.set(value);
+    const had = this.others.has(id);
+    this.others.add(id);
+    return had;
   }
 }
 

@@ -15,15 +15,22 @@ const GOLDEN = 0x9e3779b1;
 
 export class U32Table {
   /** 0 marks an empty slot, so key 0 is kept aside (`zero`). */
-  private keys = new Uint32Array(INITIAL_SLOTS);
+  private keys: Uint32Array;
   private values: Int32Array | undefined;
-  private shift = 32 - Math.log2(INITIAL_SLOTS);
+  private shift: number;
   private count = 0;
   private zero: number | undefined;
 
-  /** `withValues`: keep a value per key; without, every key's value is 0 (a set). */
-  constructor(withValues: boolean) {
-    if (withValues) this.values = new Int32Array(INITIAL_SLOTS);
+  /**
+   * `withValues`: keep a value per key; without, every key's value is 0 (a set). `expectedKeys`:
+   * room for that many from the start (growing re-inserts every key, each time the table doubles).
+   */
+  constructor(withValues: boolean, expectedKeys = 0) {
+    let slots = INITIAL_SLOTS;
+    while (expectedKeys > slots * MAX_LOAD) slots *= 2;
+    this.keys = new Uint32Array(slots);
+    this.shift = 32 - Math.log2(slots);
+    if (withValues) this.values = new Int32Array(slots);
   }
 
   /** The key's value (0 in a set), or undefined when it is absent. */
@@ -34,17 +41,20 @@ export class U32Table {
     return this.values ? this.values[slot] : 0;
   }
 
-  set(key: number, value = 0): void {
+  /** Sets the key's value; true when the key was there already (one probe for a `get` and a `set`). */
+  set(key: number, value = 0): boolean {
     if (key === 0) {
+      const had = this.zero !== undefined;
       this.zero = value;
-      return;
+      return had;
     }
     const slot = this.find(key);
     if (this.values) this.values[slot] = value;
-    if (this.keys[slot] === key) return;
+    if (this.keys[slot] === key) return true;
     this.keys[slot] = key;
     this.count++;
     if (this.count > this.keys.length * MAX_LOAD) this.grow();
+    return false;
   }
 
   /** Every value, in no particular order. */

@@ -279,7 +279,7 @@ export class SessionBuilder {
   private *checkEntries(): Steps<{ entries: SessionEntry[]; raw: Int32Array; ids: EntryIdSet; uniqueIds: boolean }> {
     // Entry ids (the appender's set), and the ids of stray headers (rare), which a later entry
     // may also duplicate: one set per entry, not two.
-    const ids = new EntryIdSet();
+    const ids = new EntryIdSet(this.entries.length);
     const headerIds = new Set<string>();
     // The entries kept: all of them (the same array) unless one is left out, when a copy is made.
     let kept: SessionEntry[] | undefined;
@@ -301,12 +301,11 @@ export class SessionBuilder {
         kept ??= this.entries.slice(0, i) as SessionEntry[];
         continue;
       } else {
-        if (ids.has(entry.id) || headerIds.has(entry.id)) {
+        // Added again when a duplicate: the set's last id stays the last entry's (pi's leaf).
+        if (ids.add(entry.id) || (headerIds.size > 0 && headerIds.has(entry.id))) {
           uniqueIds = false;
           this.warnings.push(sessionWarning("duplicate-id", this.file, `duplicate entry id ${entry.id}; the last one wins`, line));
         }
-        // Added again when a duplicate: the set's last id stays the last entry's (pi's leaf).
-        ids.add(entry.id);
       }
       raw[kept?.length ?? i] = i;
       kept?.push(entry as SessionEntry);
