@@ -26,6 +26,10 @@ interface Report {
   appendedEntries: number;
   context: { beforeChars: number; afterChars: number; beforeTokens: number; afterTokens: number };
   hiddenByCompaction: { hidden: number[]; cut: number[] };
+  wallMs: number;
+  eventLoopMaxMs: number;
+  peakRssBytes: number;
+  phaseMs: { scan: number; untilFirstChain: number; chains: number; afterChains: number };
 }
 
 function compactJson(args: string[]): JsonRun {
@@ -91,6 +95,31 @@ describe("compact over a folder of the real sessions", () => {
       expect(r.skipped.byReason["already-compressed"] ?? 0).toBe(first.sessions[i]!.report.compressed.length);
       expect(sha256(session.file)).toBe(hashes[i]);
     });
+  });
+});
+
+describe("the report's figures of the run itself", () => {
+  it("event-loop stall, peak RSS, and the wall time split into phases that add up to it", () => {
+    const dir = tempDir();
+    const file = copyReal("large-session.jsonl", dir);
+    const phases = (r: Report) => [r.phaseMs.scan, r.phaseMs.untilFirstChain, r.phaseMs.chains, r.phaseMs.afterChains];
+    const first = compactJson([file, "--workers", "2"]).sessions[0]!.report;
+    expect(first.compressed.length).toBeGreaterThan(0);
+    expect(first.eventLoopMaxMs).toBeGreaterThanOrEqual(0);
+    expect(first.eventLoopMaxMs).toBeLessThan(first.wallMs);
+    // A Node process holds tens of MB before it reads anything; no run here comes near 4 GB.
+    expect(first.peakRssBytes).toBeGreaterThan(20e6);
+    expect(first.peakRssBytes).toBeLessThan(4e9);
+    for (const ms of phases(first)) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(phases(first).reduce((a, b) => a + b, 0)).toBeCloseTo(first.wallMs, 3);
+    expect(first.phaseMs.scan).toBeGreaterThan(0);
+    expect(first.phaseMs.chains).toBeGreaterThan(0);
+    settle(file);
+    // Nothing left to compress: no chain task, so everything after the scan is before the first.
+    const second = compactJson([file, "--workers", "2"]).sessions[0]!.report;
+    expect(second.compressed).toEqual([]);
+    expect([second.phaseMs.chains, second.phaseMs.afterChains]).toEqual([0, 0]);
+    expect(second.phaseMs.scan + second.phaseMs.untilFirstChain).toBeCloseTo(second.wallMs, 3);
   });
 });
 

@@ -3,7 +3,7 @@
  * targets. Pure: no I/O.
  */
 
-import type { Sample } from "./contenders.js";
+import type { PhaseMs, Sample } from "./contenders.js";
 import type { FixtureRuns } from "./compare-rounds.js";
 import { median } from "./stats.js";
 import { markdownTable } from "./table.js";
@@ -29,6 +29,9 @@ export interface ContenderSummary {
   eventLoopMaxMs: number;
   reportPeakRssBytes: number;
   compressed: number;
+  /** chainpress only (NaN for upstream), medians: the process's time before the compaction starts, and the compaction's phases (CompactReport.phaseMs). */
+  startMs: number;
+  phaseMs: PhaseMs;
 }
 
 export interface FixtureSummary {
@@ -88,6 +91,13 @@ function summarizeContender(label: string, all: readonly Sample[], parseCpuMs: n
     eventLoopMaxMs: pick((s) => s.eventLoopMaxMs),
     reportPeakRssBytes: pick((s) => s.reportPeakRssBytes),
     compressed: pick((s) => s.compressed),
+    startMs: pick((s) => (s.reportWallMs === undefined ? undefined : s.wallMs - s.reportWallMs)),
+    phaseMs: {
+      scan: pick((s) => s.phaseMs?.scan),
+      untilFirstChain: pick((s) => s.phaseMs?.untilFirstChain),
+      chains: pick((s) => s.phaseMs?.chains),
+      afterChains: pick((s) => s.phaseMs?.afterChains),
+    },
   };
 }
 
@@ -110,6 +120,25 @@ export function contenderTable(summaries: readonly FixtureSummary[]): string {
     ]),
   );
   const headers = ["fixture", "run", "ok", "file MB", "chains", "wall ms", "CPU ms", "main-thread CPU ms", "CPU / parse CPU", "peak RSS MB", "RSS / budget", "EL max ms (report)", "RSS MB (report)", "wall / I/O floor"];
+  return markdownTable(headers, rows, 2);
+}
+
+/**
+ * Where chainpress's wall time goes, phase by phase (medians). The start (node, modules, the pool's
+ * threads), the stretch until the first chain task and the one after the last are the main thread's
+ * alone: more workers shorten the scan and the chain tasks only. Their share of the wall is what a
+ * bigger pool cannot take off.
+ */
+export function phaseTable(summaries: readonly FixtureSummary[]): string {
+  const rows = summaries.flatMap((f) =>
+    f.contenders
+      .filter((c) => !Number.isNaN(c.startMs))
+      .map((c) => {
+        const { scan, untilFirstChain, chains, afterChains } = c.phaseMs;
+        return [f.fixture, c.contender, c.wallMs, c.startMs, scan, untilFirstChain, chains, afterChains, (c.startMs + untilFirstChain + afterChains) / c.wallMs];
+      }),
+  );
+  const headers = ["fixture", "run", "wall ms", "start ms", "scan ms", "until first chain ms", "chains ms", "after chains ms", "start + until first + after / wall"];
   return markdownTable(headers, rows, 2);
 }
 

@@ -35,6 +35,17 @@ export interface Sample extends ProcessMeasure {
   /** chainpress only: from its --json report (measured during the compaction, inside the process). */
   eventLoopMaxMs?: number;
   reportPeakRssBytes?: number;
+  /** The compaction's own wall time and its phases (CompactReport.wallMs, phaseMs). */
+  reportWallMs?: number;
+  phaseMs?: PhaseMs;
+}
+
+/** CompactReport.phaseMs. */
+export interface PhaseMs {
+  scan: number;
+  untilFirstChain: number;
+  chains: number;
+  afterChains: number;
 }
 
 export function contendersFor(workerCounts: readonly number[], withUpstream: boolean): Contender[] {
@@ -82,11 +93,11 @@ function argsOf(contender: Contender, copy: { dir: string; file: string }): stri
   return ["compact", copy.file, "--workers", String(contender.workers), "--json", "--force", "--protected-tools", PROTECTED_TOOLS];
 }
 
-type Read = { values: Pick<Sample, "compressed" | "appendedEntries"> & Partial<Pick<Sample, "eventLoopMaxMs" | "reportPeakRssBytes">>; failure?: string };
+type Read = { values: Pick<Sample, "compressed" | "appendedEntries"> & Partial<Pick<Sample, "eventLoopMaxMs" | "reportPeakRssBytes" | "reportWallMs" | "phaseMs">>; failure?: string };
 
 interface CliJson {
   ok: boolean;
-  sessions: Array<{ ok: boolean; report?: { compressed: string[]; appendedEntries: number; eventLoopMaxMs: number; peakRssBytes: number } }>;
+  sessions: Array<{ ok: boolean; report?: { compressed: string[]; appendedEntries: number; eventLoopMaxMs: number; peakRssBytes: number; wallMs: number; phaseMs: PhaseMs } }>;
 }
 
 function readChainpress(stdoutFile: string): Read {
@@ -99,7 +110,14 @@ function readChainpress(stdoutFile: string): Read {
   }
   const report = json.sessions[0]?.report;
   if (!report) return { values: empty, failure: "--json output has no report" };
-  const values = { compressed: report.compressed.length, appendedEntries: report.appendedEntries, eventLoopMaxMs: report.eventLoopMaxMs, reportPeakRssBytes: report.peakRssBytes };
+  const values = {
+    compressed: report.compressed.length,
+    appendedEntries: report.appendedEntries,
+    eventLoopMaxMs: report.eventLoopMaxMs,
+    reportPeakRssBytes: report.peakRssBytes,
+    reportWallMs: report.wallMs,
+    phaseMs: report.phaseMs,
+  };
   return json.ok && json.sessions[0]!.ok ? { values } : { values, failure: "--json report says the session failed" };
 }
 

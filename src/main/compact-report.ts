@@ -40,8 +40,30 @@ export interface CompactReport {
   peakRssBytes: number;
   /** Milliseconds per stage (worker stages summed over threads). */
   stageMs: Record<string, number>;
+  /**
+   * Where the wall time went, in order (they add up to wallMs): reading the file (the parallel
+   * scan, the pool's start included, and a version-1/2 file's migration); from there to the first chain task's start (the model,
+   * chain detection, the first plan: the main thread alone); the chain tasks, first start to last
+   * end; and what follows them (the last commits, the context measure). No chain task ran: all
+   * after the scan is `untilFirstChain`.
+   */
+  phaseMs: PhaseMs;
   /** The step for the chain still open at the end of the session (issue 13), when one was looked at. */
   openChain?: OpenChainOutcome;
+}
+
+export interface PhaseMs {
+  scan: number;
+  untilFirstChain: number;
+  chains: number;
+  afterChains: number;
+}
+
+/** performance.now() when the compaction started, its scan ended, and it ended. */
+export interface PhaseMarks {
+  started: number;
+  scanned: number;
+  ended: number;
 }
 
 export interface ReportInput {
@@ -53,7 +75,7 @@ export interface ReportInput {
   migrated: boolean;
   dryRun: boolean;
   diagnostics: DiagnosticSink;
-  wallMs: number;
+  marks: PhaseMarks;
   load: LoadFigures;
   /** What compaction-visibility found, and whether the hidden chains were compacted anyway. */
   hiddenByCompaction?: CompactionVisibility & { included: boolean };
@@ -97,10 +119,17 @@ export function buildCompactReport(input: ReportInput): CompactReport {
       ...result.skipped.filter((skip) => skip.permanent).map((skip) => `chain ${skip.startUserTimestamp} left uncompressed for good: ${skip.cause}`),
       ...(result.openChain?.failure ? [`open chain: older outputs left in the context: ${result.openChain.failure}`] : []),
     ],
-    wallMs: input.wallMs,
+    wallMs: input.marks.ended - input.marks.started,
     eventLoopMaxMs: input.load.eventLoopMaxMs,
     peakRssBytes: input.load.peakRssBytes,
     stageMs: { ...result.stats.stageMs },
+    phaseMs: phasesOf(input.marks, result.stats.tasks),
     ...(result.openChain ? { openChain: result.openChain } : {}),
   };
+}
+
+function phasesOf(marks: PhaseMarks, tasks: { firstStart?: number; lastEnd?: number }): PhaseMs {
+  const scan = marks.scanned - marks.started;
+  if (tasks.firstStart === undefined || tasks.lastEnd === undefined) return { scan, untilFirstChain: marks.ended - marks.scanned, chains: 0, afterChains: 0 };
+  return { scan, untilFirstChain: tasks.firstStart - marks.scanned, chains: tasks.lastEnd - tasks.firstStart, afterChains: marks.ended - tasks.lastEnd };
 }

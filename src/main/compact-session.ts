@@ -58,6 +58,7 @@ export async function compactSession(params: CompactSessionParams): Promise<Comp
 async function compactMonitored(params: CompactSessionParams, started: number, monitor: LoadMonitor): Promise<CompactReport> {
   const options = { ...DEFAULT_COMPACT_OPTIONS, ...params.options };
   const { loaded, migrated } = await loadForCompaction(params.file, params.runner, options);
+  const scanned = performance.now();
   // Each step below is linear in the entries and runs in slices: the event loop (a progress bar,
   // pi's UI) gets a turn every few milliseconds.
   const model = await modelOfCooperatively(loaded);
@@ -93,7 +94,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
     before ??= await measureContextCooperatively(model, renderOptions);
     const after = await measureContextCooperatively(model, renderOptions);
     const load = monitor.stop();
-    return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, wallMs: performance.now() - started, load, hiddenByCompaction });
+    return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, marks: { started, scanned, ended: performance.now() }, load, hiddenByCompaction });
   } finally {
     await writer.close();
   }

@@ -247,6 +247,7 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
   // Called as the task starts in a worker (ChainRunner.run).
   const onStart = (): TaskStart => {
     leave();
+    stats.noteTaskStart();
     const indexRoom = rooms?.takeLargest()?.buffer as ArrayBuffer | undefined;
     return indexRoom ? { indexRoom } : {};
   };
@@ -257,6 +258,7 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
     } finally {
       // A task that failed before it started gives its place back here (leaving twice is a no-op).
       leave();
+      stats.noteTaskEnd();
     }
   };
   const run = async (): Promise<DispatchedWork> => {

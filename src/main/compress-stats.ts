@@ -64,6 +64,17 @@ export class CompressStats {
     };
   }
 
+  /** When (performance.now()) the first chain task started in a worker, and the last one's work came back. */
+  readonly tasks: { firstStart?: number; lastEnd?: number } = {};
+
+  noteTaskStart(): void {
+    this.tasks.firstStart ??= performance.now();
+  }
+
+  noteTaskEnd(): void {
+    this.tasks.lastEnd = performance.now();
+  }
+
   addTask(result: ChainTaskResult): void {
     this.recordsArchived += result.records.length;
     this.spilledFiles += result.spilledFiles;
