@@ -3,7 +3,8 @@
  * targets. Pure: no I/O.
  */
 
-import type { PhaseMs, Sample } from "./contenders.js";
+import type { PhaseMs } from "../../src/main/compact-report.js";
+import type { Sample } from "./contenders.js";
 import type { FixtureRuns } from "./compare-rounds.js";
 import { median } from "./stats.js";
 import { markdownTable } from "./table.js";

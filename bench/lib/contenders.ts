@@ -6,6 +6,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
+import type { PhaseMs } from "../../src/main/compact-report.js";
 import { cliNodeFlags } from "./cli-node-flags.js";
 import { runMeasured, type ProcessMeasure } from "./measured-process.js";
 import { freshCopy, spillSizes } from "./scratch-copy.js";
@@ -40,13 +41,6 @@ export interface Sample extends ProcessMeasure {
   phaseMs?: PhaseMs;
 }
 
-/** CompactReport.phaseMs. */
-export interface PhaseMs {
-  scan: number;
-  untilFirstChain: number;
-  chains: number;
-  afterChains: number;
-}
 
 export function contendersFor(workerCounts: readonly number[], withUpstream: boolean): Contender[] {
   const ours = workerCounts.map((workers): Contender => ({ label: `workers=${workers}`, kind: "chainpress", workers }));

@@ -42,10 +42,10 @@ export interface CompactReport {
   stageMs: Record<string, number>;
   /**
    * Where the wall time went, in order (they add up to wallMs): reading the file (the parallel
-   * scan, the pool's start included, and a version-1/2 file's migration); from there to the first chain task's start (the model,
-   * chain detection, the first plan: the main thread alone); the chain tasks, first start to last
-   * end; and what follows them (the last commits, the context measure). No chain task ran: all
-   * after the scan is `untilFirstChain`.
+   * scan, the pool's start included, and a version-1/2 file's migration); from there to the first
+   * chain task's start (the model, chain detection, the first plan: the main thread alone); the
+   * chain tasks, first start to last end; and what follows them (the last commits, the context
+   * measure). No chain task ran: all after the scan is `untilFirstChain`.
    */
   phaseMs: PhaseMs;
   /** The step for the chain still open at the end of the session (issue 13), when one was looked at. */
