@@ -28,6 +28,9 @@ export class CompressStats {
     body: 0,
   };
 
+  /** When (performance.now()) the first chain task started in a worker, and the last one's work came back. */
+  readonly tasks: { firstStart?: number; lastEnd?: number } = {};
+
   /** `steps` with the time of each slice (not the pauses between them) counted to `stage`. */
   *timeSteps<T>(stage: MainStage, steps: Steps<T>): Steps<T> {
     for (;;) {
@@ -63,9 +66,6 @@ export class CompressStats {
       }
     };
   }
-
-  /** When (performance.now()) the first chain task started in a worker, and the last one's work came back. */
-  readonly tasks: { firstStart?: number; lastEnd?: number } = {};
 
   noteTaskStart(): void {
     this.tasks.firstStart ??= performance.now();
