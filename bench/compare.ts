@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   }
   const targets: TargetRow[] = summaries.flatMap((s) => judgeFixture(s, peer.file !== undefined));
   console.log(`\nWhole process, medians of ${iterations} interleaved round(s) (EL max and report RSS: chainpress's --json report)\n${contenderTable(summaries)}`);
-  console.log(`\nchainpress's wall time by phase, medians (start: before the compaction; the rest: its --json report's phaseMs)\n${phaseTable(summaries)}`);
+  console.log(`\nchainpress's wall time by phase, medians (start + exit: the process's wall outside the compaction; the rest: its --json report's phaseMs)\n${phaseTable(summaries)}`);
   console.log(`\nIssue-10 targets (ratios measured in this run; wall ratios: median of per-round ratios)\n${targetTable(targets)}`);
   const command = reproduceCommand(presets, iterations, workerCounts, seed, values.peer);
   const file = writeResults({ command, startedAt, machine, scaling, loadAvgAtEnd: os.loadavg()[0], source: sourceInfo(root), peer, seed, workerCounts, iterations, summaries, targets, raw });

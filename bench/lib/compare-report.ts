@@ -30,7 +30,10 @@ export interface ContenderSummary {
   eventLoopMaxMs: number;
   reportPeakRssBytes: number;
   compressed: number;
-  /** chainpress only (NaN for upstream), medians: the process's time before the compaction starts, and the compaction's phases (CompactReport.phaseMs). */
+  /**
+   * chainpress only (NaN for upstream), medians: the process's time outside the compaction (before
+   * it starts, and the output and exit after it ends), and the compaction's phases (CompactReport.phaseMs).
+   */
   startMs: number;
   phaseMs: PhaseMs;
 }
@@ -125,8 +128,8 @@ export function contenderTable(summaries: readonly FixtureSummary[]): string {
 }
 
 /**
- * Where chainpress's wall time goes, phase by phase (medians). The start (node, modules, the pool's
- * threads), the stretch until the first chain task and the one after the last are the main thread's
+ * Where chainpress's wall time goes, phase by phase (medians). The start and exit (node, modules,
+ * the pool's threads; the output, the heaps torn down), the stretch until the first chain task and the one after the last are the main thread's
  * alone: more workers shorten the scan and the chain tasks only. Their share of the wall is what a
  * bigger pool cannot take off.
  */
@@ -139,7 +142,7 @@ export function phaseTable(summaries: readonly FixtureSummary[]): string {
         return [f.fixture, c.contender, c.wallMs, c.startMs, scan, untilFirstChain, chains, afterChains, (c.startMs + untilFirstChain + afterChains) / c.wallMs];
       }),
   );
-  const headers = ["fixture", "run", "wall ms", "start ms", "scan ms", "until first chain ms", "chains ms", "after chains ms", "start + until first + after / wall"];
+  const headers = ["fixture", "run", "wall ms", "start + exit ms", "scan ms", "until first chain ms", "chains ms", "after chains ms", "start + exit + until first + after / wall"];
   return markdownTable(headers, rows, 2);
 }
 
