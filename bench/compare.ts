@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const workerCounts = (values.workers ?? "0,2").split(",").map((w) => nonNegativeInt(w, "--workers"));
   const seed = values.seed === undefined ? DEFAULT_SEED : nonNegativeInt(values.seed, "--seed");
   const root = repoRoot();
-  const cliFile = path.join(root, "dist", "src", "cli", "main.js");
+  const cliFile = path.join(root, "dist", "src", "bin", "main.js");
   const peer = locatePeer(root, values.peer);
   const machine = machineInfo();
   const startedAt = new Date().toISOString();

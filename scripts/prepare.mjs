@@ -25,5 +25,8 @@ try {
   );
   process.exit(1);
 }
-const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: root, stdio: "inherit" });
-process.exit(result.status ?? 1);
+// The same two steps as `npm run build`: tsc, then the bundles the executable and the pool load.
+for (const step of [[tsc, "-p", "tsconfig.json"], [path.join(root, "scripts", "bundle.mjs")]]) {
+  const result = spawnSync(process.execPath, step, { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}

@@ -33,7 +33,7 @@ describe("the chainpress executable", () => {
   it("`npm start` runs the default job with those same flags", () => {
     const scripts = (JSON.parse(fs.readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
     const command = scripts.start!.split("&&").map((part) => part.trim().split(/\s+/)).find((words) => words[0] === "node")!;
-    expect(command.at(-1)).toBe("dist/src/cli/start-default.js");
+    expect(command.at(-1)).toBe("dist/src/bin/start-default.js");
     expect(command.slice(1, -1)).toEqual(cliNodeFlags(CLI));
   });
 

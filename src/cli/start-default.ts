@@ -16,7 +16,7 @@ import { watchBrokenPipe } from "./output.js";
 import { QUIET_MS } from "./preflight.js";
 import { runCli } from "./run-cli.js";
 
-/** Repository root: this file is dist/src/cli/start-default.js (or src/cli/start-default.ts). */
+/** Repository root: this file is dist/src/bin/start-default.js (bundled), dist/src/cli/start-default.js or src/cli/start-default.ts. */
 function repoRoot(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   return here.includes(`${path.sep}dist${path.sep}`) ? path.resolve(here, "..", "..", "..") : path.resolve(here, "..", "..");

@@ -76,10 +76,16 @@ function deadlineError(what: string): (error: unknown) => never {
   };
 }
 
-/** The compiled worker; under vitest this module runs from src/, so point at dist/ (built by `npm test`). */
+const WORKER_BUNDLE = "compress-chain.worker.js";
+
+/**
+ * The worker as bundled by `npm run build` (scripts/bundle.mjs: one file a thread loads at once).
+ * This module runs from dist/src/main/, from a bundle's chunk in dist/src/bin/ (the same depth),
+ * or under vitest from src/main/, whose worker is still the built one.
+ */
 export function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
-  if (here.endsWith(".js")) return path.join(path.dirname(here), "..", "workers", "compress-chain.worker.js");
+  if (here.endsWith(".js")) return path.join(path.dirname(here), "..", "bin", WORKER_BUNDLE);
   const root = path.resolve(path.dirname(here), "..", "..");
-  return path.join(root, "dist", "src", "workers", "compress-chain.worker.js");
+  return path.join(root, "dist", "src", "bin", WORKER_BUNDLE);
 }

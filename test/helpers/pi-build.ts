@@ -4,9 +4,9 @@
  * rebuild when any source under src/ is newer than its compiled file.
  */
 
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { buildDist } from "./build-dist.js";
 
 /**
  * What the e2e tests pass to `pi -e`: the checkout folder, exactly as the README tells users, so
@@ -29,6 +29,5 @@ function sourcesNewerThanDist(dir: string): boolean {
 
 export function ensureBuilt(): void {
   if (!sourcesNewerThanDist("src")) return;
-  const result = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { encoding: "utf8", stdio: "pipe" });
-  if (result.status !== 0) throw new Error(`tsc failed:\n${result.stdout}\n${result.stderr}`);
+  buildDist(path.resolve("."));
 }

@@ -50,7 +50,8 @@ export interface FaultyRun {
  * starting a worker from a half-written dist/ fails every task.
  */
 export function snapshotPoolRunner(workers: number): ChainRunner {
-  const filename = path.join(path.dirname(stableCli()), "..", "workers", "compress-chain.worker.js");
+  // The bundled worker, beside the bundled executable (scripts/bundle.mjs).
+  const filename = path.join(path.dirname(stableCli()), "compress-chain.worker.js");
   const pool = new Piscina({ filename, minThreads: workers, maxThreads: workers, idleTimeout: 5_000 });
   return {
     workers,
