@@ -3,9 +3,10 @@
  * The second step of `npm run build`, after tsc: the two programs that start a thread, the
  * `chainpress` executable and the pool's worker, each bundled from tsc's output into a few
  * files in dist/src/bin/. Every thread otherwise resolves, reads and compiles ~100 of our ES
- * modules one file at a time as it starts, which cost ~90 ms of CPU per run in all, ~40 ms of
- * wall time, on 2 cores (bench/RESULTS.md). Packages stay outside the bundles, loaded from
- * node_modules as before; the library and pi extension entry points stay tsc's modules.
+ * modules one file at a time as it starts: bundled, a run takes ~140 ms less CPU and ends ~100 ms
+ * sooner on 2 cores (bench/RESULTS.md, nineteenth pass). Packages stay outside the bundles,
+ * loaded from node_modules as before; the library and pi extension entry points stay tsc's
+ * modules.
  *
  * The chunks sit at the same depth as the modules they came from (dist/src/<folder>/), so a path
  * a module works out from its own location (pool-runner's worker, start-default's session) is

@@ -1,7 +1,7 @@
 /**
  * Running the built chainpress CLI as a child process, on temp copies of sessions. The tests
  * exercise dist/ (what users run), so dist is rebuilt first when any source is newer; a lock
- * folder keeps parallel test files from running tsc at the same time.
+ * folder keeps parallel test files from running the build at the same time.
  */
 
 import { spawnSync } from "node:child_process";
