@@ -12,10 +12,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = dirname(fileURLToPath(import.meta.url));
 const built = join(root, "dist", "src", "extension", "index.js");
+/** What the extension's worker threads load: the build's second step (scripts/bundle.mjs) makes it. */
+const workerBundle = join(root, "dist", "src", "bin", "compress-chain.worker.js");
 
 export default async function chainpress(pi) {
-  if (!existsSync(built)) {
-    throw new Error(`chainpress is not built: ${built} is missing; run "npm install" (or "npm run build") in ${root}`);
+  for (const file of [built, workerBundle]) {
+    if (!existsSync(file)) throw new Error(`chainpress is not built: ${file} is missing; run "npm install" (or "npm run build") in ${root}`);
   }
   const extension = await import(pathToFileURL(built).href);
   return extension.default(pi);

@@ -3,11 +3,13 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { workerFile } from "../src/main/pool-runner.js";
-import { CLI, ensureBuilt, ROOT } from "./helpers/cli-harness.js";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPool, workerFile } from "../src/main/pool-runner.js";
+import { CLI, ensureBuilt, removeTempDirs, ROOT, tempDir } from "./helpers/cli-harness.js";
 
 beforeAll(() => ensureBuilt());
+afterAll(() => removeTempDirs());
 
 const BIN = path.join(ROOT, "dist", "src", "bin");
 
@@ -46,5 +48,20 @@ describe("the bundles", () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string>; scripts: Record<string, string> };
     expect(path.resolve(ROOT, manifest.bin.chainpress!)).toBe(CLI);
     expect(manifest.scripts.start).toContain(path.relative(ROOT, path.join(BIN, "start-default.js")));
+  });
+
+  it("a pool whose worker bundle is missing is refused as it starts, naming the file and the build", () => {
+    const missing = path.join(tempDir("chainpress-no-bundle-"), "dist", "src", "bin", "compress-chain.worker.js");
+    expect(() => startPool(1, { workerFile: missing })).toThrow(`the worker threads' module ${missing} is missing: chainpress is not fully built (run "npm run build" in its folder)`);
+  });
+
+  it("pi's entry refuses a checkout built without the bundles (tsc alone), naming the worker bundle", async () => {
+    const pkg = tempDir("chainpress-tsc-only-");
+    fs.copyFileSync(path.join(ROOT, "extension.js"), path.join(pkg, "extension.js"));
+    fs.mkdirSync(path.join(pkg, "dist", "src", "extension"), { recursive: true });
+    fs.writeFileSync(path.join(pkg, "dist", "src", "extension", "index.js"), "export default () => undefined;\n");
+    const entry = (await import(pathToFileURL(path.join(pkg, "extension.js")).href)) as { default: (pi: unknown) => Promise<unknown> };
+    const bundle = path.join(pkg, path.relative(ROOT, workerFile()));
+    await expect(entry.default({})).rejects.toThrow(`chainpress is not built: ${bundle} is missing`);
   });
 });

@@ -5,6 +5,7 @@
  * compiled JS: Node 20 cannot run the TypeScript sources in a thread.
  */
 
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
@@ -26,8 +27,12 @@ const WORKER_YOUNG_GENERATION_MB = 8;
 /** A pool of `workers` threads, started now. */
 export function startPool(workers: number, options: RunnerOptions = {}): ChainRunner {
   const deadlineMs = options.deadlineMs ?? taskDeadlineMs;
+  const filename = options.workerFile ?? workerFile();
+  // Checked here: a thread that cannot find its module makes piscina emit errors with no task to
+  // fail (the process crashed on the first one) and leave later tasks waiting forever.
+  if (!fs.existsSync(filename)) throw new Error(`the worker threads' module ${filename} is missing: chainpress is not fully built (run "npm run build" in its folder)`);
   const pool = new Piscina({
-    filename: workerFile(),
+    filename,
     minThreads: workers,
     maxThreads: workers,
     idleTimeout: 5_000,

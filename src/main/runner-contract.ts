@@ -24,6 +24,8 @@ export interface TaskStart {
 export interface RunnerOptions {
   /** Deadline of one task in a worker (default: `taskDeadlineMs` of its size). */
   deadlineMs?: (bytes: number) => number;
+  /** The module the pool's threads load (default: the built bundle, main/pool-runner.ts `workerFile`). */
+  workerFile?: string;
 }
 
 /**
