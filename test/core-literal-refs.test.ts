@@ -207,6 +207,19 @@ describe("parseWithRefs", () => {
   });
 });
 
+describe("resolvedValue", () => {
+  it("keeps a parsed `__proto__` key as a key of its own, in its place, where the line has refs", () => {
+    const long = "x".repeat(REF_LINE_MIN_BYTES);
+    const line = `{"text":"${long}","arguments":{"__proto__":{"polluted":true},"constructor":"x","command":"odd"}}`;
+    const refs: LiteralRef[] = [];
+    const parsed = parseWithRefs(Buffer.from(line), refs);
+    expect(refs).toHaveLength(1);
+    const resolved = resolvedValue(parsed!.value, refs) as { arguments: object };
+    expect(JSON.stringify(resolved)).toBe(JSON.stringify(JSON.parse(line)));
+    expect(Object.getPrototypeOf(resolved.arguments)).toBe(Object.prototype);
+  });
+});
+
 describe("refOf", () => {
   it("names a ref only for a whole marker of an index it has; any other string, empty or marker-like, names none", () => {
     const refs: LiteralRef[] = [];

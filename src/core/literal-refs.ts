@@ -211,7 +211,12 @@ export function resolvedValue(value: unknown, refs: readonly LiteralRef[]): unkn
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map((item) => resolvedValue(item, refs));
   const out: Record<string, unknown> = {};
-  for (const key in value) out[key] = resolvedValue((value as Record<string, unknown>)[key], refs);
+  for (const key in value) {
+    const resolved = resolvedValue((value as Record<string, unknown>)[key], refs);
+    // A parsed `__proto__` key is an own property: assigned, it would set the prototype instead.
+    if (key === "__proto__") Object.defineProperty(out, key, { value: resolved, enumerable: true, writable: true, configurable: true });
+    else out[key] = resolved;
+  }
   return out;
 }
 
