@@ -3,7 +3,7 @@
  * session file in 1 MiB chunks (as readSession does); append the same number of bytes in as many
  * writes as entries, then ONE fsync (the least a durable append needs, whatever the commit
  * grouping); write the same spill files through temp file + fsync + rename, then one folder
- * fsync (as writeSpillFile/syncBlobDir do). A compaction cannot be faster than this on this disk.
+ * fsync (as io/write-spill.ts does). A compaction cannot be faster than this on this disk.
  */
 
 import fs from "node:fs";

@@ -19,7 +19,7 @@ import { loadHasher, spillDigestOf, type Hasher } from "../../src/core/digest.js
 import { outputFields, spanOutputs } from "../../src/core/extract-records.js";
 import { SessionAppender } from "../../src/io/append-session.js";
 import { readSession } from "../../src/io/read-session.js";
-import { writeSpillFiles } from "../../src/io/write-spill.js";
+import { settleSpillFiles, stageSpillFiles } from "../../src/io/write-spill.js";
 import { measureContext } from "../../src/main/context-size.js";
 import { loadSessionModel } from "../../src/main/session-model.js";
 import { loadChainMaterial, type ChainMaterial } from "./chain-material.js";
@@ -114,7 +114,8 @@ async function ioStages(m: ChainMaterial, scratch: string, cleanups: Array<() =>
   const rawFd = fs.openSync(path.join(scratch, "raw-append.jsonl"), "a");
   cleanups.push(() => fs.closeSync(rawFd));
   return [
-    { stage: "spill (write+fsync+rename, 1 file)", where: "worker", chars: big.resultText.length, fn: () => writeSpillFiles(target, [{ fileName: `s${n++}.txt`, bytes }]) },
+    { stage: "spill (write, 1 file)", where: "worker", chars: big.resultText.length, fn: () => stageSpillFiles(target, [{ fileName: `s${n++}.txt`, bytes }]) },
+    { stage: "spill (write+fsync+rename, 1 file)", where: "main", chars: big.resultText.length, fn: () => settleSpillFiles(target, stageSpillFiles(target, [{ fileName: `s${n++}.txt`, bytes }])) },
     { stage: "append (index entry, stringify+write+fsync)", where: "main", chars: keptChars, fn: () => appender.appendCustom(CUSTOM_TYPE_INDEX, indexData) },
     { stage: "  append part: JSON.stringify + utf8 only", where: "main", chars: keptChars, fn: () => Buffer.from(JSON.stringify(indexData), "utf8") },
     { stage: "  append part: write + fsync only", where: "main", chars: keptChars, fn: () => writeAndSync(rawFd, entryBytes) },

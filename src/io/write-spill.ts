@@ -1,7 +1,10 @@
 /**
  * Spill files: an oversized output is written to `<blob dir>/<name>` through a temporary file,
  * fsync and rename, so a crash leaves either no file or the complete one, never a torn body.
- * Permissions never exceed the session file's.
+ * The writing (`stageSpillFiles`, in the chain task) and the waiting for the disk
+ * (`settleSpillFiles`, on the thread that commits, before the chain's index entry is appended)
+ * are apart: a worker that waited for its fsyncs left its core idle. Permissions never exceed the
+ * session file's.
  */
 
 import fs from "node:fs";
@@ -47,97 +50,109 @@ export interface SpillWrite {
   bytes: Uint8Array;
 }
 
-/**
- * Files open at once while a batch waits for its fsyncs (a chain can spill hundreds of outputs;
- * the process has ~1024 descriptors).
- */
-const BATCH_FILES = 64;
-
-/**
- * Writes spill files, each atomically (temporary file, fsync, rename), returning their paths in
- * order. The fsyncs of a batch run concurrently on libuv's threads: one at a time, they were most
- * of a 100 MB compaction's spill time (measured), and the disk can overlap them.
- */
-export async function writeSpillFiles(target: SpillTarget, files: readonly SpillWrite[]): Promise<string[]> {
-  const written: string[] = [];
-  for (let at = 0; at < files.length; at += BATCH_FILES) {
-    written.push(...(await writeBatch(target, files.slice(at, at + BATCH_FILES))));
-  }
-  return written;
-}
-
-interface Staged {
-  fd: number;
+/** A spill file written under its temporary name, not yet synced nor renamed. */
+export interface StagedSpill {
   tempPath: string;
   finalPath: string;
 }
 
-async function writeBatch(target: SpillTarget, files: readonly SpillWrite[]): Promise<string[]> {
-  const staged: Staged[] = [];
+/**
+ * Writes each file under a temporary name in the blob folder (created if needed), without waiting
+ * for the disk: the chain task's thread goes on to its next chain, and `settleSpillFiles` makes
+ * them durable later. On a failure, none of them is left behind.
+ */
+export function stageSpillFiles(target: SpillTarget, files: readonly SpillWrite[]): StagedSpill[] {
+  if (files.length === 0) return [];
+  ensureBlobDir(target);
+  const staged: StagedSpill[] = [];
   try {
     for (const file of files) staged.push(stage(target, file));
-    await Promise.all(staged.map((item) => fsyncAsync(item.fd)));
   } catch (error) {
-    for (const item of staged) discard(item);
+    discardStagedSpills(staged);
     throw error;
   }
-  for (const item of staged) fs.closeSync(item.fd);
-  let renamed = 0;
-  try {
-    for (const item of staged) {
-      crashPoint("spill-written");
-      fs.renameSync(item.tempPath, item.finalPath);
-      renamed++;
-      crashPoint("spill-renamed");
-    }
-  } catch (error) {
-    for (const item of staged.slice(renamed)) fs.rmSync(item.tempPath, { force: true });
-    throw error;
-  }
-  return staged.map((item) => item.finalPath);
+  return staged;
 }
 
-/** A temporary file holding the bytes, not yet synced. */
-function stage(target: SpillTarget, file: SpillWrite): Staged {
+/**
+ * Files synced at once (a chain can spill hundreds of outputs; the process has ~1024
+ * descriptors). The fsyncs of a batch run concurrently on libuv's threads: one at a time, they
+ * were most of a 100 MB compaction's spill time (measured), and the disk can overlap them.
+ */
+const BATCH_FILES = 64;
+
+/**
+ * Makes staged spill files durable under their final names: fsync each, rename it, then fsync the
+ * folder once, so a crash leaves either no file or the complete one, never a torn body. Every
+ * wait is asynchronous (libuv's threads): it runs on the thread that commits, while the workers
+ * go on. On a failure, the files not yet renamed are removed.
+ */
+export async function settleSpillFiles(target: SpillTarget, staged: readonly StagedSpill[]): Promise<void> {
+  if (staged.length === 0) return;
+  let settled = 0;
+  try {
+    for (; settled < staged.length; settled += BATCH_FILES) await settleBatch(staged.slice(settled, settled + BATCH_FILES));
+    await fsyncPath(target.blobDir);
+  } catch (error) {
+    discardStagedSpills(staged.slice(settled));
+    throw error;
+  }
+}
+
+async function settleBatch(batch: readonly StagedSpill[]): Promise<void> {
+  await allDone(batch.map((item) => fsyncPath(item.tempPath)));
+  // Asynchronous, and together: a rename waits for the file system's journal, which other chains'
+  // fsyncs keep busy (on the committing thread, renameSync held its event loop 40-140 ms at
+  // 116 MB; one after another, they were the slowest part of a settle: measured).
+  await allDone(batch.map((item) => renameSpill(item)));
+}
+
+/** Waits for every promise, then throws the first failure: what a failure then removes is no longer being renamed. */
+async function allDone(work: Array<Promise<void>>): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
+async function renameSpill(item: StagedSpill): Promise<void> {
+  crashPoint("spill-written");
+  await fs.promises.rename(item.tempPath, item.finalPath);
+  crashPoint("spill-renamed");
+}
+
+/** Removes staged files that will not be settled (their chain failed); a missing one is fine. */
+export function discardStagedSpills(staged: readonly StagedSpill[]): void {
+  for (const item of staged) fs.rmSync(item.tempPath, { force: true });
+}
+
+/** A temporary file holding the bytes, closed, not yet synced. */
+function stage(target: SpillTarget, file: SpillWrite): StagedSpill {
   const finalPath = spillPathFor(target, file.fileName);
   const tempPath = path.join(target.blobDir, `${SPILL_TEMP_PREFIX}${process.pid}-${threadId}-${randomBytes(4).toString("hex")}-${file.fileName}`);
   const fd = fs.openSync(tempPath, "wx", target.fileMode);
-  const item = { fd, tempPath, finalPath };
   try {
     writeAll(fd, file.bytes);
   } catch (error) {
-    discard(item);
+    fs.closeSync(fd);
+    fs.rmSync(tempPath, { force: true });
     throw error;
   }
-  return item;
+  fs.closeSync(fd);
+  return { tempPath, finalPath };
 }
 
-function discard(item: Staged): void {
+/** fsync of a file or folder by path: the data written through any descriptor becomes durable. */
+async function fsyncPath(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, "r");
   try {
-    fs.closeSync(item.fd);
-  } catch {
-    // Already closed (a failure after the fsyncs): the removal below is what matters.
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
-  fs.rmSync(item.tempPath, { force: true });
-}
-
-function fsyncAsync(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {
   let offset = 0;
   while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-}
-
-/** Make the renames durable: fsync the folder once after a batch of spills. */
-export function syncBlobDir(target: SpillTarget): void {
-  const fd = fs.openSync(target.blobDir, "r");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** Spill modes derived from the session file: same read/write bits, folders add search bits. */

@@ -22,8 +22,8 @@ function workerModules() {
 }
 
 function inlineRunner(): ChainRunner {
-  // One task at a time, as one worker would: a task that awaits its spill fsyncs must not let the
-  // next chains start meanwhile (their spans would all be in memory at once).
+  // One task at a time, as one worker would: the next chains' spans must not all be in memory at
+  // once. A task's spill files are settled after it (settlingSpills), while the next one runs.
   const slots = new Slots(1);
   return {
     workers: 0,

@@ -23,6 +23,7 @@ import { fileTaskRecords } from "./file-task-records.js";
 import { planChainSteps, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 import { Slots } from "./task-slots.js";
+import { runSettled } from "./settled-run.js";
 
 /**
  * Chains committed together (two fsyncs per group). Fixed, not derived from the worker count,
@@ -266,7 +267,7 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
       const fileSlice = deps.fileSlice;
       const slice = await prepareInLane(() => fileSlice(plan));
       plan.inner = [];
-      const result = await deps.runner.run(buildTask(deps, plan, slice), onStart);
+      const result = await runSettled(deps.runner, buildTask(deps, plan, slice), onStart);
       const records = fileTaskRecords(plan.outputs, result.archived ?? []);
       plan.outputs = [];
       return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
@@ -284,11 +285,11 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
     const encoded = await prepareInLane(() => encodeSlice(plan.inner));
     // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
     // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-    if (!encoded) return { ...(await deps.runner.run(buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
+    if (!encoded) return { ...(await runSettled(deps.runner, buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
     stats.stageMs.encode += encoded.busyMs;
     // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
     plan.inner = [];
-    return { ...(await deps.runner.run(buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
+    return { ...(await runSettled(deps.runner, buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
   };
   return prepareAndRun().then(
     (result) => ({ ok: true as const, result }),
@@ -305,7 +306,7 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
 function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => TaskStart): { work: Promise<DispatchedWork | undefined> } | undefined {
   const fileSlice = deps.linesOnDisk!(plan);
   if (!fileSlice) return undefined;
-  const work = deps.runner.run(buildTask(deps, plan, { fileSlice, wholeMessages: true }), onStart).then(
+  const work = runSettled(deps.runner, buildTask(deps, plan, { fileSlice, wholeMessages: true }), onStart).then(
     // The records are made here from pi's own messages: they share its strings, and no output
     // crosses back from the worker.
     (result): DispatchedWork => ({ ...result, records: fileTaskRecords(plan.outputs, result.archived ?? []), keys: plan.plannedKeys, shortRefs: plan.reservedRefs }),

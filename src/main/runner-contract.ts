@@ -8,7 +8,8 @@ export interface ChainRunner {
   readonly workers: number;
   /**
    * Runs a chain task. `onStart`, when given, is called as the task starts on a worker (not while
-   * it waits for one), and what it returns goes with the task.
+   * it waits for one), and what it returns goes with the task. The result's spill files are
+   * written but not yet durable (`staged`): the caller settles them (main/settled-run.ts `runSettled`).
    */
   run(task: ChainTask, onStart?: () => TaskStart): Promise<ChainTaskResult>;
   /** Reads and parses one shard of a session file (main/scan-session.ts). */

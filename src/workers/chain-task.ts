@@ -9,7 +9,7 @@ import type { AgentMessage } from "../core/session-types.js";
 import type { SpillFields } from "../core/chain-entry.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
 import type { OutputLiteral } from "../io/session-builder.js";
-import type { SpillTarget } from "../io/write-spill.js";
+import type { SpillTarget, StagedSpill } from "../io/write-spill.js";
 
 export interface SpillSettings extends SpillTarget {
   /** Outputs of at least this many UTF-16 units are spilled. */
@@ -100,6 +100,7 @@ export interface TaskTimings {
   decode: number;
   extract: number;
   hash: number;
+  /** Writing the spill files, plus the main thread's wait for the disk after the task (main/settled-run.ts), which overlaps other work. */
   spill: number;
   body: number;
 }
@@ -144,6 +145,12 @@ export interface ChainTaskResult {
   lightened: boolean;
   spilledFiles: number;
   spilledBytes: number;
+  /**
+   * The spill files, written under temporary names and not yet durable: the runner settles them
+   * (io/write-spill.ts `settleSpillFiles`) before it hands the result on, so whoever appends the
+   * index entry finds them durable under their final names.
+   */
+  staged: StagedSpill[];
   /** UTF-16 units of output archived (before spilling). */
   archivedChars: number;
   timings: TaskTimings;

@@ -14,9 +14,9 @@ import { lightenInPlace } from "../core/light-value.js";
 import { expandMarkers, mentionsMarker, resolvedValue, type LiteralRef } from "../core/literal-refs.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
-import { ensureBlobDir, syncBlobDir, writeSpillFiles } from "../io/write-spill.js";
+import { discardStagedSpills, stageSpillFiles } from "../io/write-spill.js";
 import type { ArchivedFacts, ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
-import { archiveRecords } from "./archive-records.js";
+import { archiveRecords, type ArchivedRecords } from "./archive-records.js";
 import { readFileSlice } from "./read-file-slice.js";
 import { BufferPool } from "../io/buffer-pool.js";
 import { loadMsgpack } from "../io/msgpack-codec.js";
@@ -51,12 +51,23 @@ async function runWithRoom(task: ChainTask, hasher: Hasher, room: (bytes: number
   t = lap(timings, "extract", t);
   const archived = archiveRecords(outputs, literals, task.spill, hasher);
   t = lap(timings, "hash", t);
-  if (archived.writes.length > 0) {
-    ensureBlobDir(task.spill);
-    await writeSpillFiles(task.spill, archived.writes);
-    syncBlobDir(task.spill);
-  }
+  // Written only: the main thread makes them durable before it appends the chain's index entry
+  // (main/chain-runner.ts), while this thread goes on to its next chain.
+  const staged = stageSpillFiles(task.spill, archived.writes);
   t = lap(timings, "spill", t);
+  let built: ReturnType<typeof buildResult>;
+  try {
+    built = buildResult(task, archived, literals);
+  } catch (error) {
+    discardStagedSpills(staged);
+    throw error;
+  }
+  lap(timings, "body", t);
+  return { ...built, staged, timings };
+}
+
+/** The task's result but its timings: the body, the index entry's bytes, and what the main thread needs of the records. */
+function buildResult(task: ChainTask, archived: ArchivedRecords, literals: readonly LiteralRef[]) {
   const { records } = archived;
   const refs = refsOf(task, records);
   // The body quotes two records' args: only those are decoded, when they hold refs.
@@ -67,13 +78,12 @@ async function runWithRoom(task: ChainTask, hasher: Hasher, room: (bytes: number
     task.indexRoom && Buffer.from(task.indexRoom),
   );
   const { spilledFiles, spilledBytes, archivedChars } = archived;
-  const result = { body, indexDataJson, spilledFiles, spilledBytes, archivedChars, timings };
+  const result = { body, indexDataJson, spilledFiles, spilledBytes, archivedChars };
   // On the file path the main thread makes the records itself, from its own messages (lightened,
   // or pi's whole ones) and these facts, and their refs from its plan; the index entry's bytes
   // above are the faithful copy of them.
   const lighten = !task.wholeMessages;
   const facts = task.fileSlice ? records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lighten)) : undefined;
-  lap(timings, "body", t);
   return facts ? { ...result, records: [], archived: facts, lightened: lighten } : { ...result, records, refs, lightened: false };
 }
 
