@@ -131,7 +131,7 @@ const IN_PROCESS: InProcessFault[] = [
     options: (starts) => ({ workers: 1, faultFor: (chain) => (chain.startUserTimestamp === starts[3] ? "exit" : undefined) }),
   },
   {
-    name: "the worker throws mid-task, after its first spill file is written (second spill's rename fails)",
+    name: "a chain's second spill file cannot be renamed (a folder holds its name), after its first one was written",
     threshold: 2000,
     failed: [3],
     cause: /worker failed: .*EISDIR/,
