@@ -52,7 +52,7 @@ async function runWithRoom(task: ChainTask, hasher: Hasher, room: (bytes: number
   const archived = archiveRecords(outputs, literals, task.spill, hasher);
   t = lap(timings, "hash", t);
   // Written only: the main thread makes them durable before it appends the chain's index entry
-  // (main/chain-runner.ts), while this thread goes on to its next chain.
+  // (main/settled-run.ts), while this thread goes on to its next chain; a task that fails removes them.
   const staged = stageSpillFiles(task.spill, archived.writes);
   t = lap(timings, "spill", t);
   let built: ReturnType<typeof buildResult>;
