@@ -23,7 +23,7 @@ function workerModules() {
 
 function inlineRunner(): ChainRunner {
   // One task at a time, as one worker would: the next chains' spans must not all be in memory at
-  // once. A task's spill files are settled after it (settlingSpills), while the next one runs.
+  // once. A task's spill files are settled after it (main/settled-run.ts), while the next one runs.
   const slots = new Slots(1);
   return {
     workers: 0,

@@ -146,9 +146,9 @@ export interface ChainTaskResult {
   spilledFiles: number;
   spilledBytes: number;
   /**
-   * The spill files, written under temporary names and not yet durable: the runner settles them
-   * (io/write-spill.ts `settleSpillFiles`) before it hands the result on, so whoever appends the
-   * index entry finds them durable under their final names.
+   * The spill files, written under temporary names and not yet durable: the caller settles them
+   * (main/settled-run.ts `runSettled`) before it appends the chain's index entry, which then finds
+   * them durable under their final names.
    */
   staged: StagedSpill[];
   /** UTF-16 units of output archived (before spilling). */
