@@ -32,7 +32,7 @@ export function spillTempWriterPid(name: string): number | undefined {
 }
 
 /** Create the blob folder if needed (with the restricted mode). */
-export function ensureBlobDir(target: SpillTarget): void {
+function ensureBlobDir(target: SpillTarget): void {
   fs.mkdirSync(target.blobDir, { recursive: true, mode: target.dirMode });
 }
 
