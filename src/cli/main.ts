@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=3 --interrupt-budget=300000
+#!/usr/bin/env -S node --max-semi-space-size=3 --interrupt-budget=300000 --no-turbo-inlining
 /**
  * The `chainpress` executable. `npm start` runs src/cli/start-default.ts with the same flags.
  *
@@ -9,6 +9,12 @@
  * with 2 workers alike (perf, `v8::internal::compiler::*`), for loops that ended soon after. 4.4x
  * that budget leaves the short-lived ones to the baseline tiers: 20x1M with 2 workers, CPU
  * 2.55-2.71 -> 2.17-2.29 s and wall -12 to -14%; 116 MB -5%; 200x1M unchanged (bench/RESULTS.md).
+ *
+ * --no-turbo-inlining: TurboFan compiles each hot function without inlining its callees. With
+ * two workers three isolates compile the same code (the worker's twice), and those compiles were
+ * still ~19% of the process's CPU at 20x1M (perf: V8's platform threads). Without inlining each
+ * is smaller: 20x1M with 2 workers CPU -5 to -10% in three sets of 4-8 interleaved rounds,
+ * check-20x250k -11%; 116 MB, 200x1M and 20x1M inline unchanged (bench/RESULTS.md).
  *
  * --max-semi-space-size: the main thread keeps nearly every entry it builds for
  * the whole run, so a large young generation only adds a second copy of them before promotion; a
