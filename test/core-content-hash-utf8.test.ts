@@ -2,11 +2,13 @@
 // decoded text on every well-formed text: fixed vectors, a sweep of every code point at the places
 // the normalisation treats specially, and fast-check fuzzing over the same kinds of text as the
 // string equivalence test (CR/LF mixes, blank runs, every unicode space, emoji), lone surrogates
-// excepted (UTF-8 cannot carry them).
+// excepted (UTF-8 cannot carry them). And with the line feeds after blanks that unescapeLiteral
+// notes, however the literal spells them, checked against a search of the bytes.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NEWLINES, normalisationTexts } from "./helpers/normalisation-texts.js";
 import { contentHash, contentHashOfUtf8 } from "../src/core/content-hash.js";
+import { unescapeLiteral } from "../src/core/json-literal.js";
 
 /** Asserts the byte hash on a Buffer and on a plain Uint8Array view that does not start its buffer. */
 function expectSame(text: string, toolName = "bash"): void {
@@ -78,5 +80,53 @@ describe("contentHashOfUtf8 ≡ contentHash of the decoded text", () => {
     const text = fc.array(line, { maxLength: 30 }).map((lines) => lines.map(([length, unit, trailing, newline]) => unit.repeat(Math.ceil(length / unit.length)) + trailing + newline).join(""));
     fc.assert(fc.property(text, (t) => expectSame(t)), { numRuns: 200 });
     expectSame(`${"a \n".repeat(10)}${"b".repeat(5000)} \n${"c \n".repeat(10)}${"d".repeat(70_000)}\t\r\n`);
+  });
+});
+
+/**
+ * The literal of `text` with each LF, CR, tab and space spelt as `\u` escapes where `picks` says
+ * (cycled): unescapeLiteral must note a line feed however either side of it is spelt.
+ */
+function spelt(text: string, picks: readonly boolean[]): Buffer {
+  let k = 0;
+  const body = [...JSON.stringify(text).slice(1, -1).matchAll(/\\n|\\r|\\t| |\\u[0-9a-f]{4}|\\.|[^]/gu)].map(([piece]) => {
+    const unit = piece === "\\n" ? 0x0a : piece === "\\r" ? 0x0d : piece === "\\t" ? 0x09 : piece === " " ? 0x20 : -1;
+    if (unit === -1 || picks.length === 0 || !picks[k++ % picks.length]) return piece;
+    return `\\u${unit.toString(16).padStart(4, "0")}`;
+  });
+  return Buffer.from(`"${body.join("")}"`, "utf8");
+}
+
+/** Offsets of the line feeds that follow a CR, a space or a tab in `utf8`: the oracle for the noted ones. */
+function lineFeedsAfterBlank(utf8: Uint8Array): number[] {
+  const found: number[] = [];
+  for (let at = 1; at < utf8.length; at++) if (utf8[at] === 0x0a && [0x0d, 0x20, 0x09].includes(utf8[at - 1]!)) found.push(at);
+  return found;
+}
+
+function expectSameNoted(text: string, picks: readonly boolean[], toolName = "bash"): void {
+  const literal = spelt(text, picks);
+  expect(JSON.parse(literal.toString("utf8"))).toBe(text); // the speller itself is right
+  const noted: number[] = [];
+  const utf8 = unescapeLiteral(literal, 0, literal.length, noted);
+  expect(noted).toEqual(lineFeedsAfterBlank(utf8));
+  expect(contentHashOfUtf8(toolName, utf8, noted)).toBe(contentHash(toolName, text));
+}
+
+describe("contentHashOfUtf8 with the line feeds unescapeLiteral notes", () => {
+  it("fixed vectors, canonical and with every LF, CR, tab and space spelt \\u", () => {
+    const vectors = ["", "\n", " \n", "\t\n", "\r\n", "a \r\nb", "a\t \nb \n", "\n\n \n", "x".repeat(300) + " \n" + "y".repeat(300), "é \n😀\t\r\n"];
+    for (const text of vectors) for (const picks of [[], [true], [false, true]]) expectSameNoted(text, picks);
+  });
+
+  it("fuzz: line-shaped and special text, spelt in mixed ways", () => {
+    const picks = fc.array(fc.boolean(), { maxLength: 7 });
+    fc.assert(fc.property(fc.oneof(specialText, lineText), picks, (text, p) => expectSameNoted(text, p)), { numRuns: 3000 });
+  });
+
+  it("fuzz: long runs between line breaks, across the hand-moved stretch after each escape", () => {
+    const line = fc.tuple(fc.integer({ min: 0, max: 400 }), fc.constantFrom("x", "é", "😀"), fc.constantFrom("", " ", "\t", "\r", " \t"), fc.constantFrom(...NEWLINES));
+    const text = fc.array(line, { maxLength: 20 }).map((lines) => lines.map(([length, unit, trailing, newline]) => unit.repeat(length) + trailing + newline).join(""));
+    fc.assert(fc.property(text, fc.array(fc.boolean(), { maxLength: 3 }), (t, p) => expectSameNoted(t, p)), { numRuns: 300 });
   });
 });

@@ -197,6 +197,20 @@ describe("fixed vectors", () => {
     }
     expect([...unescapeLiteral(Buffer.from('"\\uD83D\\uDE00"'), 0, 14)]).toEqual([0xf0, 0x9f, 0x98, 0x80]);
   });
+
+  it("unescapeLiteral: every run length from 0 to 300 bytes after an escape (moved by hand up to a point, natively past it)", () => {
+    for (const unit of ["x", "é", "😀"]) {
+      const runs = Array.from({ length: 301 }, (_, length) => unit.repeat(Math.ceil(length / Buffer.byteLength(unit))));
+      const text = runs.map((run, i) => run + ["\n", "\t", '"', "\\", "\u0001", "😀"][i % 6]).join("");
+      // Each run also as the literal's last: the hand-moved stretch may end anywhere near its end.
+      for (const t of [text, ...runs.map((run) => `\n${run}`)]) {
+        for (const source of [JSON.stringify(t), spell(t, [2, 0, 1])]) {
+          const bytes = Buffer.from(source, "utf8");
+          expect(unescapeLiteral(bytes, 0, bytes.length).equals(Buffer.from(t, "utf8"))).toBe(true);
+        }
+      }
+    }
+  });
 });
 
 describe("canonical literals (JSON.stringify)", () => {

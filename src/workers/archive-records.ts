@@ -55,7 +55,9 @@ type OutputFields = ReturnType<typeof outputFields>;
 function spilled(field: OutputFields, ref: LiteralRef | undefined, spill: SpillSettings, hasher: Hasher): SpillMaterial | undefined {
   if (ref !== undefined) {
     if (!spillsMeasured(ref.units, !ref.loneSurrogate, spill.threshold)) return undefined;
-    return spillMaterialOfUtf8(hasher, field.toolName, unescapeLiteral(ref.bytes, ref.start, ref.end), spill.previewBytes);
+    const lfAfterBlank: number[] = [];
+    const bytes = unescapeLiteral(ref.bytes, ref.start, ref.end, lfAfterBlank);
+    return spillMaterialOfUtf8(hasher, field.toolName, bytes, spill.previewBytes, lfAfterBlank);
   }
   return shouldSpill(field.resultText, spill.threshold) ? spillMaterial(hasher, field.toolName, field.resultText, spill.previewBytes) : undefined;
 }

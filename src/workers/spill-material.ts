@@ -26,12 +26,15 @@ export function spillMaterial(hasher: Hasher, toolName: string, text: string, pr
   };
 }
 
-/** The same from the text's UTF-8 bytes (well-formed text only: it came from a spill-eligible output). */
-export function spillMaterialOfUtf8(hasher: Hasher, toolName: string, bytes: Buffer, previewBytes: number): SpillMaterial {
+/**
+ * The same from the text's UTF-8 bytes (well-formed text only: it came from a spill-eligible
+ * output); `lfAfterBlank` as contentHashOfUtf8 takes it.
+ */
+export function spillMaterialOfUtf8(hasher: Hasher, toolName: string, bytes: Buffer, previewBytes: number, lfAfterBlank?: readonly number[]): SpillMaterial {
   return {
     bytes,
     resultPreview: headPreviewOfUtf8(bytes, previewBytes),
-    contentHash: contentHashOfUtf8(toolName, bytes),
+    contentHash: contentHashOfUtf8(toolName, bytes, lfAfterBlank),
     spillDigest: spillDigestOf(hasher, bytes),
   };
 }
