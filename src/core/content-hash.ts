@@ -35,6 +35,15 @@ function isBlank(code: number): boolean {
 }
 
 /**
+ * What the normalisation may cut right before a line feed (a CR, a space or a tab): a line feed
+ * after anything else is left as it is with all that precedes it. For callers that note such line
+ * feeds for `contentHashOfUtf8`.
+ */
+export function cutsBeforeLineFeed(code: number): boolean {
+  return code === CR || isBlank(code);
+}
+
+/**
  * What `String.prototype.trim()` strips: ECMAScript WhiteSpace and LineTerminator (the same set as
  * regex `\s`), i.e. TAB..CR, SPACE, NBSP, BOM, U+2028/U+2029 and the Unicode `Zs` category.
  */

@@ -11,6 +11,7 @@
  * its own in UTF-8, every escape and every raw character can be told apart byte by byte.
  */
 
+import { cutsBeforeLineFeed } from "./content-hash.js";
 import { utf8CharBytes, utf8Slice } from "./utf8-bytes.js";
 
 const QUOTE = 0x22;
@@ -301,14 +302,14 @@ export function unescapeLiteral(bytes: Uint8Array, start: number, end: number, l
     // out[read] is a backslash: its escape first.
     const unit = SHORT_ESCAPE[out[read + 1] ?? 0]!; // 0: a backslash that ends the literal, rejected
     if (unit >= 0) {
-      if (unit === LF && lfAfterBlank !== undefined && written > 0 && isBlankEnd(out[written - 1]!)) lfAfterBlank.push(written);
+      if (unit === LF && lfAfterBlank !== undefined && written > 0 && cutsBeforeLineFeed(out[written - 1]!)) lfAfterBlank.push(written);
       out[written++] = unit;
       read += 2;
     } else {
       const escape = unescapeLongAt(out, read, written, start + 1);
       read = escape.read;
       // A line feed spelt \u000a.
-      if (lfAfterBlank !== undefined && out[written] === LF && written > 0 && isBlankEnd(out[written - 1]!)) lfAfterBlank.push(written);
+      if (lfAfterBlank !== undefined && out[written] === LF && written > 0 && cutsBeforeLineFeed(out[written - 1]!)) lfAfterBlank.push(written);
       written = escape.written;
     }
     // The raw run up to the next backslash.
@@ -328,11 +329,6 @@ export function unescapeLiteral(bytes: Uint8Array, start: number, end: number, l
     }
   }
   return out.subarray(0, written);
-}
-
-/** A CR, a space or a tab: before a line feed, what contentHash's normalisation cuts. */
-function isBlankEnd(byte: number): boolean {
-  return byte === 0x0d || byte === 0x20 || byte === 0x09;
 }
 
 /** Where reading and writing go on after an escape (one object, reused: no garbage per \u escape). */
