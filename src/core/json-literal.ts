@@ -12,6 +12,8 @@
  */
 
 import { cutsBeforeLineFeed } from "./content-hash.js";
+import { ASCII_JSON_CHARS, HEX_DIGIT, SHORT_ESCAPE } from "./json-escapes.js";
+import { KERNEL_MAX_BYTES, KERNEL_MIN_BYTES, kernelScan, kernelUnescape, type LiteralCounts, type UnescapeFailure } from "./literal-kernel.js";
 import { utf8CharBytes, utf8Slice } from "./utf8-bytes.js";
 
 const QUOTE = 0x22;
@@ -53,32 +55,6 @@ const RAW_UNITS = (() => {
   return table;
 })();
 
-/** Per byte after a backslash, the code unit of that two-character escape; -1 for `u` and for what JSON.parse rejects. */
-const SHORT_ESCAPE = (() => {
-  const table = new Int32Array(256).fill(-1);
-  const escapes: Array<[string, number]> = [['"', 0x22], ["\\", 0x5c], ["/", 0x2f], ["b", 0x08], ["f", 0x0c], ["n", 0x0a], ["r", 0x0d], ["t", 0x09]];
-  for (const [letter, unit] of escapes) table[letter.charCodeAt(0)] = unit;
-  return table;
-})();
-
-/** Per byte, its value as a hex digit (either case), or -1. */
-const HEX_DIGIT = (() => {
-  const table = new Int32Array(256).fill(-1);
-  for (let digit = 0; digit < 16; digit++) {
-    table[digit.toString(16).charCodeAt(0)] = digit;
-    table[digit.toString(16).toUpperCase().charCodeAt(0)] = digit;
-  }
-  return table;
-})();
-
-/** Per code unit below 0x80, the JSON characters JSON.stringify writes for it: 2 for `\"` `\\` `\b` `\f` `\n` `\r` `\t`, 6 for the other controls, else 1. */
-const ASCII_JSON_CHARS = (() => {
-  const table = new Uint8Array(0x80).fill(1);
-  for (let unit = 0; unit < 0x20; unit++) table[unit] = 6;
-  for (const unit of [0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x22, 0x5c]) table[unit] = 2;
-  return table;
-})();
-
 /** The code unit spelt by the four hex digits at `at`, or -1 when one is not a hex digit. */
 function hexUnit(bytes: Uint8Array, at: number): number {
   const a = HEX_DIGIT[bytes[at]!]!;
@@ -111,14 +87,37 @@ function utf8Width(unit: number): number {
  * Validates and measures the literal opening at `start` (bytes[start] must be 0x22), reading no
  * further than `limit` (default bytes.length). Undefined exactly when JSON.parse would reject that
  * literal: a raw byte below 0x20, an invalid escape, a bad \u hex digit, or no closing quote before
- * `limit`.
+ * `limit`. A long literal is measured by the WebAssembly kernel (core/literal-kernel.ts), the
+ * others by `scanLiteralInJs`: the same counts. The kernel is given a copy of bytes[start, limit),
+ * so a caller that knows where the literal ends (literalEnd) passes that as `limit`.
+ */
+export function scanLiteral(bytes: Uint8Array, start: number, limit = bytes.length): LiteralFacts | undefined {
+  if (bytes[start] !== QUOTE) throw new RangeError(`scanLiteral: no opening quote at offset ${start}`);
+  const span = limit - start;
+  const end = span >= KERNEL_MIN_BYTES && span <= KERNEL_MAX_BYTES ? kernelScan(bytes, start, limit, counts) : scanLiteralInJs(bytes, start, limit, counts);
+  if (end === -1) return undefined;
+  return {
+    end,
+    units: counts.rawUnits + counts.escapedUnits,
+    jsonLength: 2 + counts.rawUnits + counts.escapedJson,
+    utf8Bytes: end - start - 2 - counts.escapedBytes + counts.escapedUtf8,
+    canonical: counts.canonical,
+    loneSurrogate: counts.lone > 0,
+  };
+}
+
+/** The last scan's counts (one object, reused: a scan runs to its end before the next starts). */
+const counts: LiteralCounts = { rawUnits: 0, escapedBytes: 0, escapedUnits: 0, escapedJson: 0, escapedUtf8: 0, lone: 0, canonical: true };
+
+/**
+ * scanLiteral's pass in JavaScript, the reference the kernel is tested against: the offset just
+ * past the closing quote, or -1; the counts go to `out`.
  *
  * The hot loop: raw characters are counted by a table lookup per byte, and only escapes take the
  * slow path. A \u high surrogate is first counted as a lone one (6 JSON characters, 3 UTF-8 bytes);
  * a \u low surrogate right after it turns the two into a pair (2 characters, 4 bytes in all).
  */
-export function scanLiteral(bytes: Uint8Array, start: number, limit = bytes.length): LiteralFacts | undefined {
-  if (bytes[start] !== QUOTE) throw new RangeError(`scanLiteral: no opening quote at offset ${start}`);
+export function scanLiteralInJs(bytes: Uint8Array, start: number, limit: number, out: LiteralCounts): number {
   let rawUnits = 0; // units (and JSON characters) of the raw characters
   let escapedBytes = 0; // source bytes taken by escapes
   let escapedUnits = 0;
@@ -134,14 +133,14 @@ export function scanLiteral(bytes: Uint8Array, start: number, limit = bytes.leng
       rawUnits += unitsHere;
       i++;
     }
-    if (i >= limit) return undefined;
+    if (i >= limit) return -1;
     const byte = bytes[i]!;
     if (byte === QUOTE) break;
-    if (byte !== BACKSLASH || i + 1 >= limit) return undefined; // a raw control, or a cut escape
+    if (byte !== BACKSLASH || i + 1 >= limit) return -1; // a raw control, or a cut escape
     const letter = bytes[i + 1]!;
     if (letter !== LOWER_U) {
       const unit = SHORT_ESCAPE[letter]!;
-      if (unit < 0) return undefined;
+      if (unit < 0) return -1;
       escapedBytes += 2;
       escapedUnits += 1;
       escapedUtf8 += 1;
@@ -151,7 +150,7 @@ export function scanLiteral(bytes: Uint8Array, start: number, limit = bytes.leng
       continue;
     }
     const unit = i + 6 <= limit ? hexUnit(bytes, i + 2) : -1;
-    if (unit < 0) return undefined;
+    if (unit < 0) return -1;
     escapedBytes += 6;
     escapedUnits += 1;
     if (isLowSurrogate(unit) && afterHigh === i) {
@@ -174,15 +173,14 @@ export function scanLiteral(bytes: Uint8Array, start: number, limit = bytes.leng
     }
     i += 6;
   }
-  const end = i + 1;
-  return {
-    end,
-    units: rawUnits + escapedUnits,
-    jsonLength: 2 + rawUnits + escapedJson,
-    utf8Bytes: end - start - 2 - escapedBytes + escapedUtf8,
-    canonical,
-    loneSurrogate: lone > 0,
-  };
+  out.rawUnits = rawUnits;
+  out.escapedBytes = escapedBytes;
+  out.escapedUnits = escapedUnits;
+  out.escapedJson = escapedJson;
+  out.escapedUtf8 = escapedUtf8;
+  out.lone = lone;
+  out.canonical = canonical;
+  return i + 1;
 }
 
 /** Bytes of a literal looked at one by one before its closing quote is searched for. */
@@ -290,8 +288,28 @@ const HAND_SCAN = 128;
  * tab is appended to it, in order: the only line breaks that contentHash's normalisation cuts
  * before (core/content-hash.ts `contentHashOfUtf8`). Every line feed of a literal is an escape, so
  * they are found here for a test per escape, instead of a search for every line feed there.
+ *
+ * A long literal is unescaped by the WebAssembly kernel (core/literal-kernel.ts), the others by
+ * `unescapeLiteralInJs`: the same bytes, offsets and errors.
  */
 export function unescapeLiteral(bytes: Uint8Array, start: number, end: number, lfAfterBlank?: number[]): Buffer {
+  const span = end - start;
+  if (span < KERNEL_MIN_BYTES || span > KERNEL_MAX_BYTES) return unescapeLiteralInJs(bytes, start, end, lfAfterBlank);
+  const out = kernelUnescape(bytes, start, end, lfAfterBlank);
+  if (Buffer.isBuffer(out)) return out;
+  throw unescapeError(out, start + 1);
+}
+
+/** The error unescapeLiteral throws for a literal whose body starts at `base`. */
+function unescapeError({ failure, at }: UnescapeFailure, base: number): Error {
+  const offset = base + at;
+  if (failure === "escape") return new SyntaxError(`unescapeLiteral: invalid escape at offset ${offset}`);
+  if (failure === "unicode-escape") return new SyntaxError(`unescapeLiteral: invalid \\u escape at offset ${offset}`);
+  return new RangeError(`unescapeLiteral: lone surrogate at offset ${offset}`);
+}
+
+/** unescapeLiteral's pass in JavaScript, the reference the kernel is tested against. */
+export function unescapeLiteralInJs(bytes: Uint8Array, start: number, end: number, lfAfterBlank?: number[]): Buffer {
   const length = end - start - 2;
   const out = Buffer.allocUnsafe(length);
   out.set(bytes.subarray(start + 1, end - 1));
@@ -306,7 +324,8 @@ export function unescapeLiteral(bytes: Uint8Array, start: number, end: number, l
       out[written++] = unit;
       read += 2;
     } else {
-      const escape = unescapeLongAt(out, read, written, start + 1);
+      const escape = unescapeLongAt(out, read, written);
+      if (escape === undefined) throw unescapeError(failed, start + 1);
       read = escape.read;
       // A line feed spelt \u000a.
       if (lfAfterBlank !== undefined && out[written] === LF && written > 0 && cutsBeforeLineFeed(out[written - 1]!)) lfAfterBlank.push(written);
@@ -333,17 +352,25 @@ export function unescapeLiteral(bytes: Uint8Array, start: number, end: number, l
 
 /** Where reading and writing go on after an escape (one object, reused: no garbage per \u escape). */
 const stepped = { read: 0, written: 0 };
+/** Why the last unescapeLongAt failed (one object, reused likewise). */
+const failed: UnescapeFailure = { failure: "escape", at: 0 };
 
-/** Writes the \u escape at `read` (or throws on it, or on an invalid escape) at `written`; `base` is the body's offset in the line, for errors. */
-function unescapeLongAt(out: Buffer, read: number, written: number, base: number): typeof stepped {
-  if (out[read + 1] !== LOWER_U) throw new SyntaxError(`unescapeLiteral: invalid escape at offset ${base + read}`);
+/** Writes the \u escape at `read` at `written`; undefined (the reason in `failed`) on it, or on an invalid escape. */
+function unescapeLongAt(out: Buffer, read: number, written: number): typeof stepped | undefined {
+  if (out[read + 1] !== LOWER_U) return fail("escape", read);
   const unit = read + 6 <= out.length ? hexUnit(out, read + 2) : -1;
-  if (unit < 0) throw new SyntaxError(`unescapeLiteral: invalid \\u escape at offset ${base + read}`);
+  if (unit < 0) return fail("unicode-escape", read);
   if (!isHighSurrogate(unit) && !isLowSurrogate(unit)) return step(read + 6, putCodePoint(out, written, unit));
   const paired = isHighSurrogate(unit) && read + 12 <= out.length && out[read + 6] === BACKSLASH && out[read + 7] === LOWER_U;
   const low = paired ? hexUnit(out, read + 8) : -1;
-  if (!isLowSurrogate(low)) throw new RangeError(`unescapeLiteral: lone surrogate at offset ${base + read}`);
+  if (!isLowSurrogate(low)) return fail("lone-surrogate", read);
   return step(read + 12, putCodePoint(out, written, 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00)));
+}
+
+function fail(failure: UnescapeFailure["failure"], at: number): undefined {
+  failed.failure = failure;
+  failed.at = at;
+  return undefined;
 }
 
 function step(read: number, written: number): typeof stepped {
