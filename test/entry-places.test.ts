@@ -32,6 +32,19 @@ describe("EntryPlaces", () => {
     );
   });
 
+  it("gives back every place across many blocks of its columns (16,384 places a block)", () => {
+    const columns = new EntryPlaces();
+    const count = 3 * 16_384 + 7;
+    const placeOf = (i: number): EntryLocation => {
+      const place: EntryLocation = { line: i + 1, byteOffset: i * 1_000_003, bytes: (i * 7) % 5_000, terminated: i % 3 !== 0 };
+      if (i % 2 === 0) place.messageChars = i * 11;
+      if (i % 5 === 0) place.output = [i, i + 1, i + 2, i + 3, i + 4, i % 4, (i * 2_654_435_761).toString(16).padStart(16, "0").slice(-16)];
+      return place;
+    };
+    for (let i = 0; i < count; i++) expect(columns.push(placeOf(i), placeOf(i).messageChars, placeOf(i).output)).toBe(i);
+    for (let i = 0; i < count; i++) expect(columns.at(i)).toEqual(placeOf(i));
+  });
+
   it("keeps a digest's leading zeros", () => {
     const columns = new EntryPlaces();
     columns.push({ line: 2, byteOffset: 10, bytes: 5, terminated: true }, undefined, [1, 2, 3, 4, 5, 1, "00000000000000a0"]);
