@@ -10,6 +10,7 @@ import type { SessionSource } from "../live-session.js";
 import { CliError, UsageError } from "../errors.js";
 import { colorsEnabled, writeErr, writeOut, type CliIo } from "../output.js";
 import type { ChainpressSettings } from "../../core/settings.js";
+import { heapGrowingPercentFor, setHeapGrowingPercent } from "../inline-heap.js";
 import { capWorkers } from "../options.js";
 import { loadCliSettings, settingsJson, settingsLine } from "../settings.js";
 import type { LoadedSettings } from "../../io/settings-file.js";
@@ -38,6 +39,8 @@ interface Run {
   runner: ChainRunner;
   progress: ProgressSink;
   json: boolean;
+  /** 0 when chains run inline. */
+  workers: number;
   /** Sessions named on the command line (resolved), as opposed to found in a named folder. */
   named: Set<string>;
 }
@@ -49,16 +52,16 @@ interface Run {
 export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOptions, pool?: ChainRunner): Promise<number> {
   // One pool for the whole run: starting worker threads per session would dominate small sessions.
   const workers = capWorkers(raw.workers);
-  if (pool) return compactAll(io, inputs, raw, pool, workers.note);
+  if (pool) return compactAll(io, inputs, raw, pool, workers);
   const runner = createChainRunner(workers.workers);
   try {
-    return await compactAll(io, inputs, raw, runner, workers.note);
+    return await compactAll(io, inputs, raw, runner, workers);
   } finally {
     await runner.close();
   }
 }
 
-async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, runner: ChainRunner, workersNote: string | undefined): Promise<number> {
+async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, runner: ChainRunner, workers: { workers: number; note?: string }): Promise<number> {
   const settings = loadCliSettings(io);
   const flags = flagsOf(raw, settings.settings);
   const files = await expandSessionPaths(inputs, (file, why) => writeErr(io, `chainpress: note: skipped ${file}: ${why}`));
@@ -68,10 +71,10 @@ async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, r
   const sizes = files.map(sizeOf);
   const json = raw.json === true;
   const progress = createProgress(io, { json, totalBytes: sizes.reduce((a, b) => a + b, 0) });
-  if (workersNote) writeErr(io, `chainpress: note: ${workersNote}`);
+  if (workers.note) writeErr(io, `chainpress: note: ${workers.note}`);
   // A dry run is where users check what a real run would do, so it names the settings used.
   if (flags.dryRun && !json) await writeOut(io.stdout, `${settingsLine(settings)}\n\n`);
-  const run: Run = { io, flags, runner, progress, json, named: new Set(inputs.map((input) => path.resolve(input))) };
+  const run: Run = { io, flags, runner, progress, json, workers: workers.workers, named: new Set(inputs.map((input) => path.resolve(input))) };
   const outcomes: SessionOutcome[] = [];
   try {
     for (const [i, file] of files.entries()) {
@@ -87,7 +90,9 @@ async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, r
 async function compactWithProgress(run: Run, session: SessionStart): Promise<SessionOutcome> {
   run.progress.sessionStart(session);
   const source: SessionSource = run.named.has(path.resolve(session.file)) ? "named" : "in-folder";
-  const outcome = await compactOne(session.file, run.flags, run.runner, (p) => run.progress.chainDone(p), source);
+  const outcome = await withHeapGrowth(heapGrowingPercentFor(run.workers, session.bytes), () =>
+    compactOne(session.file, run.flags, run.runner, (p) => run.progress.chainDone(p), source),
+  );
   run.progress.sessionEnd();
   if (outcome.error) writeErr(run.io, `chainpress: ${outcome.error}`);
   // Text summaries are printed as sessions finish, so a long run shows results early.
@@ -102,6 +107,17 @@ async function printRun(io: CliIo, outcomes: SessionOutcome[], wallMs: number, j
     await writeOut(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
   } else if (outcomes.length > 1) {
     await writeOut(io.stdout, `${formatTotals(totals, colorsEnabled(io.stdout, io.env))}\n`);
+  }
+}
+
+/** Runs `work` with the heap's growth bounded when `percent` says so, then gives V8 its own factor back. */
+async function withHeapGrowth<T>(percent: number, work: () => Promise<T>): Promise<T> {
+  if (percent === 0) return work();
+  setHeapGrowingPercent(percent);
+  try {
+    return await work();
+  } finally {
+    setHeapGrowingPercent(0);
   }
 }
 
