@@ -93,9 +93,7 @@ export interface CompressEligibleResult {
 
 export async function compressEligible(deps: CompressEligibleDeps): Promise<CompressEligibleResult> {
   const { state } = deps;
-  const skipped: ChainSkip[] = deps.chains
-    .filter((c) => c.finalAssistantTimestamp !== null && state.isCompressed(c.startUserTimestamp))
-    .map((c) => ({ startUserTimestamp: c.startUserTimestamp, reason: "already-compressed" }));
+  const skipped = alreadyCompressed(deps.chains, state);
   const eligible = selectEligible(deps.chains, deps.rollingWindow, (s) => state.isCompressed(s), deps.graceKeys);
   const stats = new CompressStats();
   const window = inFlightWindow(deps);
@@ -136,15 +134,27 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
     });
   });
   if (!deps.openChain) return { compressedEntries, skipped, stats };
-  // After the closed chains: its refs come after theirs, for any worker count.
+  return { compressedEntries, skipped, stats, openChain: await compressOpenChainAfter(run, deps.openChain, ctx) };
+}
+
+/** Closed chains this pass leaves alone because an earlier one compressed them. */
+function alreadyCompressed(chains: readonly ChainRange[], state: PruneState): ChainSkip[] {
+  return chains
+    .filter((c) => c.finalAssistantTimestamp !== null && state.isCompressed(c.startUserTimestamp))
+    .map((c) => ({ startUserTimestamp: c.startUserTimestamp, reason: "already-compressed" }));
+}
+
+/** The open chain's step, after the closed chains: its refs come after theirs, for any worker count. */
+async function compressOpenChainAfter(run: Run, openChain: OpenChainInput, ctx: CommitContext): Promise<OpenChainOutcome> {
+  const { deps, stats } = run;
   let work: ChainTaskResult | undefined;
-  const openChain = await compressOpenChain(deps.openChain, deps.messages, deps.graceKeys ?? new Set(), ctx, async (plan) => {
-    const outcome = await dispatch(run, plan);
-    if (!outcome.ok) throw outcome.error;
-    return (work = outcome.result!);
+  const outcome = await compressOpenChain(openChain, deps.messages, deps.graceKeys ?? new Set(), ctx, async (plan) => {
+    const dispatched = await dispatch(run, plan);
+    if (!dispatched.ok) throw dispatched.error;
+    return (work = dispatched.result!);
   });
-  if (work && openChain.refs.length > 0) stats.addTask(work);
-  return { compressedEntries, skipped, stats, openChain };
+  if (work && outcome.refs.length > 0) stats.addTask(work);
+  return outcome;
 }
 
 /** What one compressEligible call's dispatches share. */
@@ -255,46 +265,49 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
   const prepareAndRun = async (): Promise<DispatchedWork> => {
     leave = await ready.enter();
     try {
-      return await run();
+      return await (deps.fileSlice ? runFromFile(deps, deps.fileSlice, plan, onStart) : runFromMemory(deps, stats, plan, onStart));
     } finally {
       // A task that failed before it started gives its place back here (leaving twice is a no-op).
       leave();
       stats.noteTaskEnd();
     }
   };
-  const run = async (): Promise<DispatchedWork> => {
-    if (deps.fileSlice) {
-      const fileSlice = deps.fileSlice;
-      const slice = await prepareInLane(() => fileSlice(plan));
-      plan.inner = [];
-      const result = await runSettled(deps.runner, buildTask(deps, plan, slice), onStart);
-      const records = fileTaskRecords(plan.outputs, result.archived ?? []);
-      plan.outputs = [];
-      return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
-    }
-    const started = deps.linesOnDisk && (await prepareInLane(() => startFromDisk(deps, plan, onStart)));
-    const fromDisk = started && (await started.work);
-    if (fromDisk) {
-      stats.chainsFromFile++;
-      plan.inner = [];
-      plan.outputs = [];
-      return fromDisk;
-    }
-    // The live path's records come from the worker whole: the planned outputs are not needed.
-    plan.outputs = [];
-    const encoded = await prepareInLane(() => encodeSlice(plan.inner));
-    // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
-    // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-    if (!encoded) return { ...(await runSettled(deps.runner, buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
-    stats.stageMs.encode += encoded.busyMs;
-    // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
-    plan.inner = [];
-    return { ...(await runSettled(deps.runner, buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
-  };
   return prepareAndRun().then(
     (result) => ({ ok: true as const, result }),
     (error: unknown) => ({ ok: false as const, error: error instanceof Error ? error : new Error(String(error)) }),
   );
+}
+
+/** The file path: the worker reads the plan's lines from the session file and sends back what the main thread keeps of its records. */
+async function runFromFile(deps: CompressEligibleDeps, fileSlice: NonNullable<CompressEligibleDeps["fileSlice"]>, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
+  const slice = await prepareInLane(() => fileSlice(plan));
+  plan.inner = [];
+  const result = await runSettled(deps.runner, buildTask(deps, plan, slice), onStart);
+  const records = fileTaskRecords(plan.outputs, result.archived ?? []);
+  plan.outputs = [];
+  return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
+}
+
+/** Messages held in memory (pi's): from their lines on disk when the worker finds them there, else encoded on this thread. */
+async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
+  const started = deps.linesOnDisk && (await prepareInLane(() => startFromDisk(deps, plan, onStart)));
+  const fromDisk = started && (await started.work);
+  if (fromDisk) {
+    stats.chainsFromFile++;
+    plan.inner = [];
+    plan.outputs = [];
+    return fromDisk;
+  }
+  // The live path's records come from the worker whole: the planned outputs are not needed.
+  plan.outputs = [];
+  const encoded = await prepareInLane(() => encodeSlice(plan.inner));
+  // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
+  // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
+  if (!encoded) return { ...(await runSettled(deps.runner, buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
+  stats.stageMs.encode += encoded.busyMs;
+  // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
+  plan.inner = [];
+  return { ...(await runSettled(deps.runner, buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
 }
 
 /**
