@@ -1,7 +1,8 @@
 // buildDeterministicBody against the exact grammar of UPSTREAM-FORMAT.md §4.7 (seven lines joined by
 // "\n", no trailing newline), the verified example, and quirks §13.2/§13.3.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { argsExcerpt, buildDeterministicBody, toolHistogram, type BodyRecord } from "../src/core/deterministic-body.js";
+import { argsExcerpt, buildDeterministicBody, compareToolNames, toolHistogram, type BodyRecord } from "../src/core/deterministic-body.js";
 
 const HEADLINE =
   "Deterministic chain compression (no per-batch summary existed for this span; raw outputs recoverable via context_tree_query).";
@@ -82,6 +83,27 @@ describe("buildDeterministicBody — histogram", () => {
   it("count descending dominates name order", () => {
     const records = [rec("1", "alpha", {}, 1), rec("2", "zed", {}, 2), rec("3", "zed", {}, 3), rec("4", "zed", {}, 4), rec("5", "mid", {}, 5), rec("6", "mid", {}, 6)];
     expect(toolHistogram(records)).toBe("zed x3, mid x2, alpha x1");
+  });
+
+  it("ties of plain names (lowercase ASCII and digits) are ordered as by localeCompare", () => {
+    const names = ["todowrite", "bash", "b", "bash2", "bash10", "a1", "edit", "read", "9", ""];
+    const records = names.map((n, i) => rec(`c${i}`, n, {}, i));
+    const expected = [...names].sort((a, b) => a.localeCompare(b)).map((n) => `${n} x1`).join(", ");
+    expect(toolHistogram(records)).toBe(expected);
+  });
+
+  it("compareToolNames orders any two names as localeCompare does", () => {
+    // Where code points and ICU disagree: case, punctuation before digits, accents.
+    const pairs: Array<[string, string]> = [["a_b", "a1"], ["B", "a"], ["read-file", "read1"], ["é", "f"], ["bash", "Bash"], ["a.b", "a0"], ["ab", "a"]];
+    for (const [a, b] of pairs) {
+      expect(Math.sign(compareToolNames(a, b))).toBe(Math.sign(a.localeCompare(b)));
+      expect(Math.sign(compareToolNames(b, a))).toBe(Math.sign(b.localeCompare(a)));
+    }
+    const name = fc.string({ unit: fc.constantFrom(..."abz09_-.AZé ".split("")), maxLength: 6 });
+    fc.assert(
+      fc.property(name, name, (a, b) => Math.sign(compareToolNames(a, b)) === Math.sign(a.localeCompare(b))),
+      { numRuns: 3000 },
+    );
   });
 
   it("Calls counts records, not distinct tools", () => {

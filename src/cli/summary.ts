@@ -3,9 +3,10 @@
 import { tokensOf } from "../main/compact-report.js";
 import type { CompactReport } from "../main/compact-report.js";
 import type { SessionOutcome } from "./compact-one.js";
+import { digitGroups } from "../core/digit-groups.js";
 import { bold } from "./output.js";
 
-const count = (n: number): string => n.toLocaleString("en-US");
+const count = digitGroups;
 
 function plural(n: number, word: string, many = `${word}s`): string {
   return `${count(n)} ${n === 1 ? word : many}`;

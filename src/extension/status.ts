@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
+import { digitGroups } from "../core/digit-groups.js";
 import { detectChainsSteps } from "../core/detect-chains.js";
 import type { DiagnosticKind } from "../core/prune-types.js";
 import { formatReconstructWarning } from "../core/reconstruct.js";
@@ -103,7 +104,7 @@ function* jsonCharsSteps(messages: readonly AgentMessage[]): Steps<number> {
 }
 
 function tokens(chars: number): string {
-  return `~${Math.round(chars / CHARS_PER_TOKEN).toLocaleString("en-US")}`;
+  return `~${digitGroups(Math.round(chars / CHARS_PER_TOKEN))}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** `chainpress stats`: chains, coverage, compression and context size before/after. */
 
+import { digitGroups } from "../../core/digit-groups.js";
 import { describeLiveOwner, liveSessionOwner } from "../../io/live-session-lock.js";
 import { bold, colorsEnabled, writeOut, type CliIo } from "../output.js";
 import type { ProtectionFlags } from "../options.js";
@@ -45,7 +46,7 @@ function chainRow(chain: ChainStats, i: number): string {
     (chain.startTime ?? String(chain.startUserTimestamp)).padEnd(24),
     chain.status.padEnd(11),
     String(chain.calls).padStart(5),
-    chain.chars.toLocaleString("en-US").padStart(11),
+    digitGroups(chain.chars).padStart(11),
     chain.coverage.padEnd(9),
     chain.compressed ?? "-",
   ].join("  ");
