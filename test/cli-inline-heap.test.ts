@@ -55,8 +55,9 @@ describe("setHeapGrowingPercent", () => {
   it("keeps the heap near what is live, where V8's own factor lets it grow far past it", () => {
     const free = peakHeap("free");
     const bound = peakHeap("bound");
-    // Measured: free ~4x what is held, bound ~1.5x.
-    expect(bound.peak).toBeLessThan(bound.held * 2);
-    expect(bound.peak).toBeLessThan(free.peak * 0.7);
+    // Measured: free 4.4-5.1x what is held, bound 1.7x (2.0x once, beside the whole suite): the
+    // margins are for a loaded machine; without the flag both peaks are alike.
+    expect(bound.peak).toBeLessThan(bound.held * 3);
+    expect(bound.peak).toBeLessThan(free.peak * 0.75);
   });
 });
