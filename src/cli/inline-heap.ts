@@ -4,7 +4,7 @@
  * heap at 200x1M) and also runs every chain task, whose garbage only a full collection frees; V8
  * lets the heap grow by its own factor before that, and the run peaked at 480-530 MB RSS against
  * its budget of 448 (0.5 × 396 MB + 250). A growth of 35% at most: 390-398 MB, the same wall time
- * in interleaved rounds, +5-15% CPU (the extra marking runs on another core); 20% cost more CPU
+ * in interleaved rounds, +2-15% CPU (the extra marking runs on another core); 20% cost more CPU
  * still, and two workers, whose main thread runs no chain task, were only slower with it
  * (bench/RESULTS.md, twenty-third pass).
  *

@@ -61,7 +61,7 @@ export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOpt
   }
 }
 
-async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, runner: ChainRunner, workers: { workers: number; note?: string }): Promise<number> {
+async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, runner: ChainRunner, capped: { workers: number; note?: string }): Promise<number> {
   const settings = loadCliSettings(io);
   const flags = flagsOf(raw, settings.settings);
   const files = await expandSessionPaths(inputs, (file, why) => writeErr(io, `chainpress: note: skipped ${file}: ${why}`));
@@ -71,10 +71,10 @@ async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, r
   const sizes = files.map(sizeOf);
   const json = raw.json === true;
   const progress = createProgress(io, { json, totalBytes: sizes.reduce((a, b) => a + b, 0) });
-  if (workers.note) writeErr(io, `chainpress: note: ${workers.note}`);
+  if (capped.note) writeErr(io, `chainpress: note: ${capped.note}`);
   // A dry run is where users check what a real run would do, so it names the settings used.
   if (flags.dryRun && !json) await writeOut(io.stdout, `${settingsLine(settings)}\n\n`);
-  const run: Run = { io, flags, runner, progress, json, workers: workers.workers, named: new Set(inputs.map((input) => path.resolve(input))) };
+  const run: Run = { io, flags, runner, progress, json, workers: capped.workers, named: new Set(inputs.map((input) => path.resolve(input))) };
   const outcomes: SessionOutcome[] = [];
   try {
     for (const [i, file] of files.entries()) {
