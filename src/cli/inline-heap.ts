@@ -29,3 +29,14 @@ export function heapGrowingPercentFor(workers: number, bytes: number): number {
 export function setHeapGrowingPercent(percent: number): void {
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
+
+/** Runs `work` with the heap's growth bounded when `percent` says so, then gives V8 its own factor back. */
+export async function withHeapGrowth<T>(percent: number, work: () => Promise<T>): Promise<T> {
+  if (percent === 0) return work();
+  setHeapGrowingPercent(percent);
+  try {
+    return await work();
+  } finally {
+    setHeapGrowingPercent(0);
+  }
+}

@@ -10,7 +10,7 @@ import type { SessionSource } from "../live-session.js";
 import { CliError, UsageError } from "../errors.js";
 import { colorsEnabled, writeErr, writeOut, type CliIo } from "../output.js";
 import type { ChainpressSettings } from "../../core/settings.js";
-import { heapGrowingPercentFor, setHeapGrowingPercent } from "../inline-heap.js";
+import { heapGrowingPercentFor, withHeapGrowth } from "../inline-heap.js";
 import { capWorkers } from "../options.js";
 import { loadCliSettings, settingsJson, settingsLine } from "../settings.js";
 import type { LoadedSettings } from "../../io/settings-file.js";
@@ -107,17 +107,6 @@ async function printRun(io: CliIo, outcomes: SessionOutcome[], wallMs: number, j
     await writeOut(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
   } else if (outcomes.length > 1) {
     await writeOut(io.stdout, `${formatTotals(totals, colorsEnabled(io.stdout, io.env))}\n`);
-  }
-}
-
-/** Runs `work` with the heap's growth bounded when `percent` says so, then gives V8 its own factor back. */
-async function withHeapGrowth<T>(percent: number, work: () => Promise<T>): Promise<T> {
-  if (percent === 0) return work();
-  setHeapGrowingPercent(percent);
-  try {
-    return await work();
-  } finally {
-    setHeapGrowingPercent(0);
   }
 }
 
