@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { Contender, Sample } from "../bench/lib/contenders.js";
-import { phaseTable, summarizeFixture } from "../bench/lib/compare-report.js";
+import { judgeFixture, phaseTable, summarizeFixture } from "../bench/lib/compare-report.js";
 
 function sample(contender: string, round: number, wallMs: number, phases?: [number, number, number, number]): Sample {
   const [scan, untilFirstChain, chains, afterChains] = phases ?? [0, 0, 0, 0];
@@ -51,5 +51,33 @@ describe("bench:compare's phases", () => {
     expect(table).not.toContain("upstream");
     // (180 + 170 + 110) / 2200, with two decimals.
     expect(table).toMatch(/\| 20x1M +\| workers=2 +\| 2200 +\| 180 +\| 950 +\| 170 +\| 760 +\| 110 +\| 0\.21 +\|/);
+  });
+});
+
+describe("bench:compare's many-core rows", () => {
+  const contenders: Contender[] = [0, 2, 8, 15].map((workers) => ({ label: `workers=${workers}`, kind: "chainpress", workers }));
+  // Two rounds; workers=0 over workers=15 is 6.5 in one and 5.5 in the other (median 6).
+  const samples = [
+    ...[sample("workers=0", 0, 13000), sample("workers=2", 0, 8000), sample("workers=8", 0, 3000), sample("workers=15", 0, 2000)],
+    ...[sample("workers=0", 1, 11000), sample("workers=2", 1, 7000), sample("workers=8", 1, 2500), sample("workers=15", 1, 2000)],
+  ];
+  const rows = (wall15: number) => {
+    const adjusted = samples.map((s) => (s.contender === "workers=15" && s.round === 1 ? { ...s, wallMs: wall15 } : s));
+    return judgeFixture(summarizeFixture("200x1M", { contenders, samples: adjusted, yardsticks: [{ round: 0, parseCpuMs: 1000 }] }), false);
+  };
+
+  it("judge 15 workers against workers=0 at 6x, from the ratios within each round", () => {
+    const judged = rows(2000).find((r) => r.target === "workers=0 wall / workers=15 wall >= 6")!;
+    expect(judged.measured).toBeCloseTo(6, 9);
+    expect(judged.met).toBe(true);
+    expect(rows(2100).find((r) => r.target === "workers=0 wall / workers=15 wall >= 6")!.met).toBe(false);
+  });
+
+  it("report other pools above two without judging them, and leave two workers to the two-core rows", () => {
+    const all = rows(2000);
+    const eight = all.find((r) => r.target.startsWith("workers=0 wall / workers=8 wall"))!;
+    expect(eight).toMatchObject({ target: "workers=0 wall / workers=8 wall (reported)", met: null });
+    expect(eight.measured).toBeCloseTo((13000 / 3000 + 11000 / 2500) / 2, 9);
+    expect(all.filter((r) => r.target.startsWith("workers=0 wall / workers=2 wall"))).toHaveLength(1);
   });
 });
