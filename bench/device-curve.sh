@@ -35,9 +35,9 @@ step() { # name, command...
   local started=$SECONDS
   "$@" 2>&1 | tee "$out/$name.log"
   echo "== $name took $((SECONDS - started)) s" | tee -a "$out/steps.txt"
+  cp bench/out/compare-*.json "$out/" 2>/dev/null || true # after each step: a run cut short keeps what it measured
 }
 
 step fixtures node dist/bench/fixtures/cli.js 20x1M 20x300-100M 200x1M
-step compare-small node dist/bench/compare.js 20x1M 20x300-100M --iterations 3 --workers "$workers" "${peer[@]}"
-step compare-200 node dist/bench/compare.js 200x1M --iterations 1 --workers "$(counts 0 8 "$most")" "${peer[@]}"
-cp bench/out/compare-*.json "$out/" 2>/dev/null || true
+step compare-small node dist/bench/compare.js 20x1M 20x300-100M --iterations 3 --workers "$workers" ${peer[@]+"${peer[@]}"}
+step compare-200 node dist/bench/compare.js 200x1M --iterations 1 --workers "$(counts 0 8 "$most")" ${peer[@]+"${peer[@]}"}
