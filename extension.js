@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const root = dirname(fileURLToPath(import.meta.url));
 const built = join(root, "dist", "src", "extension", "index.js");
 /** What the extension's worker threads load: the build's second step (scripts/bundle.mjs) makes it. */
-const workerBundle = join(root, "dist", "src", "bin", "compress-chain.worker.js");
+const workerBundle = join(root, "dist", "src", "bin", "compress-chain.worker.cjs");
 
 export default async function chainpress(pi) {
   for (const file of [built, workerBundle]) {

@@ -40,9 +40,12 @@ await build({
   output: { dir: outDir, format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
 });
 
-// The worker: one file, loaded whole by each of the pool's threads.
+// The worker: one file, loaded whole by each of the pool's threads. As CommonJS, because piscina
+// loads it with require(): an ES module there took Node 20's require(esm) road, which loads the ES
+// module loader into every thread (two threads ready for their first task in a median of 128 ms
+// against 112, and ~35 ms less CPU, as CommonJS: bench/RESULTS.md, twenty-fourth pass).
 await build({
   ...common,
   input: path.join(dist, "workers", "compress-chain.worker.js"),
-  output: { file: path.join(outDir, "compress-chain.worker.js"), format: "esm", codeSplitting: false },
+  output: { file: path.join(outDir, "compress-chain.worker.cjs"), format: "cjs", codeSplitting: false },
 });

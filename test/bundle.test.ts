@@ -13,10 +13,15 @@ afterAll(() => removeTempDirs());
 
 const BIN = path.join(ROOT, "dist", "src", "bin");
 
-/** Every module specifier a built file imports, statically or with import(). */
+/** Every module specifier a built file imports, statically, with import() or with require(). */
 function importsOf(file: string): string[] {
   const code = fs.readFileSync(file, "utf8");
-  const found = [...code.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*"([^"]+)"/gm), ...code.matchAll(/^\s*import\s*"([^"]+)"/gm), ...code.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)];
+  const found = [
+    ...code.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*"([^"]+)"/gm),
+    ...code.matchAll(/^\s*import\s*"([^"]+)"/gm),
+    ...code.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g),
+    ...code.matchAll(/\brequire\(\s*"([^"]+)"\s*\)/g),
+  ];
   return found.map((match) => match[1]!);
 }
 
@@ -24,7 +29,7 @@ const isRelative = (specifier: string) => specifier.startsWith(".") || specifier
 
 describe("the bundles", () => {
   it("the pool starts its threads on the bundled worker, one file that imports only packages and node's modules", () => {
-    expect(workerFile()).toBe(path.join(BIN, "compress-chain.worker.js"));
+    expect(workerFile()).toBe(path.join(BIN, "compress-chain.worker.cjs"));
     const imports = importsOf(workerFile());
     expect(imports.filter(isRelative)).toEqual([]);
     // A copy of piscina inside the bundle would not be the pool's: the thread's `Piscina.isWorkerThread`

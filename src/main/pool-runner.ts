@@ -82,7 +82,7 @@ function deadlineError(what: string): (error: unknown) => never {
   };
 }
 
-const WORKER_BUNDLE = "compress-chain.worker.js";
+const WORKER_BUNDLE = "compress-chain.worker.cjs";
 
 /**
  * The worker as bundled by `npm run build` (scripts/bundle.mjs: one file a thread loads at once).

@@ -1,8 +1,8 @@
 /**
- * piscina worker entry: one default export taking either a ChainTask or a ShardTask. (Named
- * handlers would load this module a second time, and Node 20 can fail a require() racing an
- * import() of the same ES module: one entry point, one load.) Kept apart from the pool so the pool
- * never imports worker internals.
+ * piscina worker entry: one default export taking either a ChainTask or a ShardTask (named
+ * handlers would load this module a second time: one entry point, one load). Bundled as CommonJS
+ * (scripts/bundle.mjs), which piscina's require() loads natively. Kept apart from the pool so the
+ * pool never imports worker internals.
  */
 
 import { parentPort, threadId } from "node:worker_threads";
@@ -37,8 +37,8 @@ function moved<T extends object>(value: T, buffers: ArrayBuffer[]): T {
   return move({ [transferableSymbol]: buffers, [valueSymbol]: value }) as unknown as T;
 }
 
-// Said once piscina's require() of this module has returned: not in the module's body, since Node
-// still builds the module's CommonJS facade after it runs, and not in a later macrotask, which an
+// Said once piscina's require() of this module has returned: not in the module's body, which runs
+// inside that require(), and not in a later macrotask, which an
 // idle piscina thread (blocked in Atomics.wait) would never reach. From then on the pool may
 // terminate this thread without aborting the process (main/pool-boot.ts). Not in the inline
 // runner (the calling thread), nor in a thread piscina does not own.

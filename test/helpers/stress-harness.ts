@@ -51,7 +51,7 @@ export interface FaultyRun {
  */
 export function snapshotPoolRunner(workers: number): ChainRunner {
   // The bundled worker, beside the bundled executable (scripts/bundle.mjs).
-  const filename = path.join(path.dirname(stableCli()), "compress-chain.worker.js");
+  const filename = path.join(path.dirname(stableCli()), "compress-chain.worker.cjs");
   const pool = new Piscina({ filename, minThreads: workers, maxThreads: workers, idleTimeout: 5_000 });
   return {
     workers,
