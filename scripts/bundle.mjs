@@ -42,7 +42,7 @@ await build({
 
 // The worker: one file, loaded whole by each of the pool's threads. As CommonJS, because piscina
 // loads it with require(): an ES module there took Node 20's require(esm) road, which loads the ES
-// module loader into every thread (two threads ready for their first task in a median of 128 ms
+// module loader into every thread (two threads ready for their first task in a median of 132 ms
 // against 112, and ~35 ms less CPU, as CommonJS: bench/RESULTS.md, twenty-fourth pass).
 await build({
   ...common,
