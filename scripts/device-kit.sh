@@ -14,7 +14,8 @@ kit=.device-kit
 rm -rf "$kit" && mkdir -p "$kit"
 
 node_bin=$(node -p process.execPath)
-# Only the C and C++ runtimes may be linked in: the lent machine has no libuv, OpenSSL or ICU of ours.
+# Only the C and C++ runtimes may be linked in: a node built against the system's libuv, OpenSSL or
+# ICU would not start on the lent machine, whose system has other versions or none.
 if ldd "$node_bin" | grep -Eq 'lib(uv|ssl|crypto|icu|node|nghttp|cares|brotli|z)\.'; then
   echo "device-kit: $node_bin links shared libraries the lent machine may lack; use an official Node build" >&2
   exit 1

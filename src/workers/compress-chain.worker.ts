@@ -38,8 +38,8 @@ function moved<T extends object>(value: T, buffers: ArrayBuffer[]): T {
 }
 
 // Said once piscina's require() of this module has returned: not in the module's body, which runs
-// inside that require(), and not in a later macrotask, which an
-// idle piscina thread (blocked in Atomics.wait) would never reach. From then on the pool may
-// terminate this thread without aborting the process (main/pool-boot.ts). Not in the inline
-// runner (the calling thread), nor in a thread piscina does not own.
+// inside that require(), and not in a later macrotask, which an idle piscina thread (blocked in
+// Atomics.wait) would never reach. From then on the pool may terminate this thread
+// (main/pool-boot.ts). Not in the inline runner (the calling thread), nor in a thread piscina does
+// not own.
 if (Piscina.isWorkerThread) queueMicrotask(() => parentPort?.postMessage(workerLoaded(threadId)));
