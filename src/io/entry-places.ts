@@ -91,7 +91,11 @@ export class EntryPlaces {
   private pushOutput(output: OutputLiteral): number {
     const k = this.outputs++;
     const [offset, bytes, units, jsonLength, utf8Bytes, flags, digest] = output;
-    [offset, bytes, units, jsonLength, utf8Bytes].forEach((value, field) => this.outputNumbers.set(k, value, field));
+    this.outputNumbers.set(k, offset, 0);
+    this.outputNumbers.set(k, bytes, 1);
+    this.outputNumbers.set(k, units, 2);
+    this.outputNumbers.set(k, jsonLength, 3);
+    this.outputNumbers.set(k, utf8Bytes, 4);
     this.outputFlags.set(k, flags);
     if (!/^[0-9a-f]{16}$/.test(digest)) throw new Error(`internal error: output digest ${JSON.stringify(digest)} is not 16 hex digits`);
     this.outputDigests.set(k, Number.parseInt(digest.slice(0, 8), 16), 0);
