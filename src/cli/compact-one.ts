@@ -6,7 +6,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { acquireSessionLock } from "../io/session-lock.js";
+import { acquireSessionLock, LockFileError, type SessionLock } from "../io/session-lock.js";
 import type { ChainRunner } from "../main/chain-runner.js";
 import type { OpenChainSettings } from "../core/open-chain-policy.js";
 import type { CompactOptions } from "../main/compact-options.js";
@@ -16,6 +16,7 @@ import type { ChainProgress } from "../main/compress-eligible.js";
 import { CliError, describeError } from "./errors.js";
 import { assertSessionFile, checkBlobDir, checkQuiet } from "./preflight.js";
 import { liveSessionDecision, type SessionSource } from "./live-session.js";
+import { checkOutTarget, copyForOut, removeFailedCopy } from "./out-copy.js";
 import { backupSession, dropMalformedLines, isRepairable } from "./repair.js";
 import { sweepSessionLeftovers } from "./sweep.js";
 
@@ -74,7 +75,7 @@ export async function compactOne(
 ): Promise<SessionOutcome> {
   const target = flags.out ?? file;
   try {
-    const live = liveSessionDecision(file, { dryRun: flags.dryRun, force: flags.force, writesInPlace: target === file }, source);
+    const live = liveSessionDecision(file, { dryRun: flags.dryRun, force: flags.force, writesInPlace: flags.out === undefined }, source);
     if (live.action === "skip") return { file, target, ok: true, failedChains: 0, openInPi: live.note, skipped: `${live.note}; left alone` };
     // A missing file is reported by writeRun in its own words, not as a raw ENOENT here.
     const sizeBefore = flags.dryRun || !fs.existsSync(file) ? undefined : sizeOf(file);
@@ -112,11 +113,17 @@ async function dryRun(file: string, flags: CompactFlags, runner: ChainRunner, on
 async function writeRun(file: string, target: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
   // Before locking, so a wrong path is reported as such rather than as a lock-file error.
   assertSessionFile(file);
+  const copying = flags.out !== undefined;
+  if (copying) checkOutTarget(file, target, flags.force);
   if (!fs.existsSync(path.dirname(path.resolve(target)))) throw new CliError(`${target}: folder does not exist`);
-  const lock = lockOrExplain(target);
+  // A copy locks its input too, so an in-place compaction of the input cannot run meanwhile.
+  const locks: SessionLock[] = [];
   try {
+    const inputLock = copying ? lockInputOfCopy(file) : undefined;
+    if (inputLock) locks.push(inputLock);
+    locks.push(lockOrExplain(target));
     checkQuiet(file, flags.force);
-    if (target !== file) copyForOut(file, target, flags.force);
+    const copy = copying ? copyForOut(file, target, flags.force) : undefined;
     try {
       checkBlobDir(target);
       const swept = sweepSessionLeftovers(target);
@@ -124,19 +131,25 @@ async function writeRun(file: string, target: string, flags: CompactFlags, runne
       return swept.length > 0 ? { ...result, swept } : result;
     } catch (error) {
       // A failed --out leaves no half-made copy behind (the input was never touched).
-      if (target !== file) fs.rmSync(target, { force: true });
+      if (copy) removeFailedCopy(copy);
       throw error;
     }
   } finally {
-    lock.release();
+    for (const lock of locks.reverse()) lock.release();
   }
 }
 
-/** `--out`: the compacted copy starts as a byte copy of the input; the input is only read. */
-function copyForOut(file: string, out: string, force: boolean): void {
-  if (path.resolve(file) === path.resolve(out)) throw new CliError(`${out}: --out must differ from the input`);
-  if (!force && fs.existsSync(out)) throw new CliError(`${out}: already exists (use --force to overwrite)`);
-  fs.copyFileSync(file, out);
+/**
+ * The input's lock for a `--out` run. An input in a folder nobody can write to needs none: no
+ * in-place compaction could write there either.
+ */
+function lockInputOfCopy(file: string): SessionLock | undefined {
+  try {
+    return acquireSessionLock(file);
+  } catch (error) {
+    if (error instanceof LockFileError && (error.code === "EROFS" || error.code === "EACCES" || error.code === "EPERM")) return undefined;
+    throw error;
+  }
 }
 
 async function compactWithRepair(target: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
@@ -172,7 +185,7 @@ function sizeOf(file: string): number {
 }
 
 /** The session lock; a folder that cannot be written is one sentence naming it, not a raw EROFS on the lock file. */
-function lockOrExplain(target: string): ReturnType<typeof acquireSessionLock> {
+function lockOrExplain(target: string): SessionLock {
   try {
     return acquireSessionLock(target);
   } catch (error) {

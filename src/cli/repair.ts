@@ -24,7 +24,7 @@ export async function backupSession(file: string, force: boolean): Promise<strin
     throw new CliError(`${backup}: a backup already exists; move it away first (or use --force to replace it)`);
   }
   const mode = fs.statSync(file).mode & 0o7777;
-  await writeFileAtomic(backup, createReadStream(file), { mode });
+  await writeFileAtomic(backup, createReadStream(file), { mode, role: "backup" });
   return backup;
 }
 
@@ -38,7 +38,8 @@ export async function dropMalformedLines(file: string): Promise<number[]> {
   const skip = new Set(loaded.skippedLines);
   const split = new Set(loaded.joinedLines);
   const mode = fs.statSync(file).mode & 0o7777;
-  await writeFileAtomic(file, repairedLines(file, skip, split), { mode });
+  // The file a symbolic link names is rewritten, never the link itself.
+  await writeFileAtomic(fs.realpathSync(file), repairedLines(file, skip, split), { mode, role: "session" });
   return loaded.skippedLines;
 }
 

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
 import { digitGroups } from "../core/digit-groups.js";
+import { describeUnknownKind, unknownEntryKinds } from "../core/entry-kinds.js";
 import { detectChainsSteps } from "../core/detect-chains.js";
 import type { DiagnosticKind } from "../core/prune-types.js";
 import { formatReconstructWarning } from "../core/reconstruct.js";
@@ -138,7 +139,8 @@ export async function statusReport(runtime: Chainpress, sessionManager: SessionV
   if (runtime.lastCompact) lines.push(lastCompactLine(runtime.lastCompact));
   const unsaved = holder.diagnostics.failures;
   if (unsaved.length > 0) lines.push(`diagnostics not persisted: ${unsaved.length} (${holder.diagnostics.failedAppends} failed appends), last: ${unsaved[unsaved.length - 1]}`);
-  for (const warning of [...runtime.settingsWarnings, ...holder.reconstructWarnings.map(formatReconstructWarning)]) lines.push(`warning: ${warning}`);
+  const unknownKinds = unknownEntryKinds(sessionManager.getEntries() as SessionEntry[]).map(describeUnknownKind);
+  for (const warning of [...runtime.settingsWarnings, ...holder.reconstructWarnings.map(formatReconstructWarning), ...unknownKinds]) lines.push(`warning: ${warning}`);
   return lines.join("\n");
 }
 

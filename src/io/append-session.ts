@@ -8,7 +8,7 @@
  * and our idea of the leaf (or of the content) would be stale.
  */
 import { constants } from "node:fs";
-import { open, stat, type FileHandle } from "node:fs/promises";
+import { open, realpath, stat, type FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import type { CustomEntry, SessionEntry, SessionHeader } from "../core/session-types.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
@@ -255,7 +255,8 @@ export async function rewriteMigrated(loaded: LoadedSession, lines: Iterable<Uin
     }
     // Only root can (and must) hand the new file back to its owner.
     const owner = process.getuid?.() === 0 ? { uid: before.uid, gid: before.gid } : undefined;
-    await writeFileAtomic(loaded.file, lines, { mode: before.mode & 0o7777, owner });
+    // The file a symbolic link names is rewritten, never the link itself.
+    await writeFileAtomic(await realpath(loaded.file), lines, { mode: before.mode & 0o7777, owner, role: "session" });
     crashPoint("migrate-written"); // test-only (crash-points.ts)
   } catch (error) {
     throw asIoError(error, loaded.file, "cannot rewrite the migrated session");

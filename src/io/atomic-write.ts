@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { crashPoint } from "./crash-points.js";
+import { refuseNonRegular } from "./regular-file.js";
 
 /** Temporary copies are `.<name>.chainpress-tmp-<pid>-<random>`: the pid lets a later run sweep a killed run's leftovers. */
 const ATOMIC_TEMP_MARK = ".chainpress-tmp-";
@@ -25,17 +26,21 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Owner to give the new file (e.g. to keep a user's file theirs when running as root). */
   owner?: { uid: number; gid: number };
+  /** What the file is, for the refusal when something other than a regular file is in its place. */
+  role?: string;
 }
 
 /** Small chunks are batched into writes of about this size. */
 const BATCH_BYTES = 1024 * 1024;
 
-/** Writes `chunks` to `path` atomically. */
+/** Writes `chunks` to `path` atomically; refuses (NotRegularFileError) to replace anything but a regular file. */
 export async function writeFileAtomic(
   path: string,
   chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
+  const role = options.role ?? "the file to replace";
+  refuseNonRegular(path, role);
   const tempPath = join(dirname(path), `.${basename(path)}${ATOMIC_TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`);
   const handle = await open(tempPath, "wx", 0o600);
   try {
@@ -45,6 +50,8 @@ export async function writeFileAtomic(
     await handle.sync();
     await handle.close();
     crashPoint("atomic-temp-written"); // test-only (crash-points.ts)
+    // Again, right before the rename: the write may have taken a while.
+    refuseNonRegular(path, role);
     await rename(tempPath, path);
   } catch (error) {
     await handle.close().catch(() => undefined);

@@ -15,6 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import { isAlive } from "./session-lock.js";
 import { writeFileAtomic } from "./atomic-write.js";
+import { readSmallRegularFile } from "./regular-file.js";
 
 export const LIVE_LOCK_SUFFIX = ".chainpress.live";
 
@@ -51,20 +52,15 @@ export async function holdLiveSession(sessionFile: string): Promise<LiveSessionL
   installExitHandler();
   // World-readable on purpose: it holds no secret (pid, host, start time), the folder's own
   // permissions guard it, and a CLI that could not read it would have to guess.
-  await writeFileAtomic(lockPath, [raw], { mode: 0o644 });
+  await writeFileAtomic(lockPath, [raw], { mode: 0o644, role: "live-session marker" });
   held.set(lockPath, raw);
   return { lockPath, release: () => releaseIfOurs(lockPath) };
 }
 
 /** The live process that has `sessionFile` open, or null (no lock, or a stale one). */
 export function liveSessionOwner(sessionFile: string): LiveOwner | null {
-  let raw: string;
-  try {
-    raw = fs.readFileSync(liveLockPathFor(sessionFile), "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+  const raw = readSmallRegularFile(liveLockPathFor(sessionFile), "live-session marker");
+  if (raw === undefined) return null;
   const owner = parseOwner(raw);
   // A lock we cannot read is treated as held: refusing is the safe side, and --force overrides.
   if (owner === null) return { pid: 0, hostname: "?", processStart: null, since: "?" };
@@ -119,11 +115,7 @@ function releaseIfOurs(lockPath: string): void {
   const raw = held.get(lockPath);
   if (raw === undefined) return;
   held.delete(lockPath);
-  try {
-    if (fs.readFileSync(lockPath, "utf8") === raw) fs.rmSync(lockPath, { force: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
+  if (readSmallRegularFile(lockPath, "live-session marker") === raw) fs.rmSync(lockPath, { force: true });
 }
 
 function installExitHandler(): void {

@@ -7,12 +7,14 @@
  * line cut off by a crashed writer is reported, not thrown.
  */
 import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { IdFor } from "../core/session-migrate.js";
 import { SessionBuilder, type LineMeta, type LoadedSession } from "./session-builder.js";
 import { SessionFileError } from "./session-errors.js";
 import { classifyLine } from "./session-line.js";
+import { kindOf } from "./regular-file.js";
 
 export type { EntryLocation, LineMeta, LoadedSession, TruncatedTail } from "./session-builder.js";
 
@@ -46,6 +48,9 @@ export async function readSession(file: string, opts: ReadSessionOptions = {}): 
   const builder = new SessionBuilder(file, { skipMalformed: opts.malformedLines === "skip", ...(opts.idFactory ? { idFactory: opts.idFactory } : {}) });
   const counter = { bytes: 0 };
   try {
+    // Before opening: a FIFO would block the open, a device would never end.
+    const found = await stat(file);
+    if (!found.isFile()) throw new SessionFileError("io", file, `is ${kindOf(found)}, not a regular file`);
     const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     let stretch = performance.now();
     for await (const raw of splitLines(file, opts.chunkBytes ?? 1024 * 1024, maxLineBytes, counter)) {

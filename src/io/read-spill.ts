@@ -6,12 +6,13 @@
  * expected condition the query tool reports, not a crash.
  */
 
+import { constants as bufferConstants } from "node:buffer";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { contentHash } from "../core/content-hash.js";
 import { digestMatches, type Hasher } from "../core/digest.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import { relocatedSpillPath } from "../core/spill-layout.js";
+import { NotRegularFileError, openRegularForReadingAsync, readAtMostAsync } from "./regular-file.js";
 
 /** Why a spilled body could not be returned. */
 export type SpillFailureReason =
@@ -19,7 +20,7 @@ export type SpillFailureReason =
   | "missing"
   /** The file exists but its bytes differ from the recorded length, digest, or are not UTF-8. */
   | "corrupt"
-  /** The file exists but could not be read (permissions, a directory, I/O error). */
+  /** The file exists but could not be read (permissions, not a regular file, I/O error). */
   | "unreadable";
 
 export type SpillReadResult =
@@ -36,14 +37,22 @@ function failure(reason: SpillFailureReason, detail: string): SpillReadResult {
 
 function readFailure(path: string, error: unknown): SpillReadResult {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
   if (code === "ENOENT" || code === "ENOTDIR") return failure("missing", `spill file not found: ${path}`);
+  if (error instanceof NotRegularFileError) return failure("unreadable", `spill file ${path} is ${error.kind}, not a regular file`);
+  const message = error instanceof Error ? error.message : String(error);
   return failure("unreadable", `cannot read spill file ${path}: ${message}`);
 }
+
+/**
+ * No output longer than the longest string V8 holds was ever a string, so no honest spill file
+ * is larger than its UTF-8 form: the bound for records that carry no byte length (pi-condense's).
+ */
+const LARGEST_OUTPUT_BYTES = bufferConstants.MAX_STRING_LENGTH * 3;
 
 /** Byte length and digest are checked before decoding, so a damaged file is never shown as the output. */
 function verify(record: ToolCallRecord, path: string, bytes: Uint8Array, hasher: Hasher): SpillReadResult {
   if (typeof record.spillBytes === "number" && bytes.length !== record.spillBytes) {
+    // Also a file that grew between fstat and the read (one byte past the record is read).
     return failure("corrupt", `spill file ${path} has ${bytes.length} bytes, expected ${record.spillBytes}`);
   }
   if (record.spillDigest !== undefined && !digestMatches(hasher, record.spillDigest, bytes)) {
@@ -62,10 +71,23 @@ function verify(record: ToolCallRecord, path: string, bytes: Uint8Array, hasher:
   return { ok: true, text };
 }
 
+/**
+ * The file is opened without following a final link and without blocking, checked to be a
+ * regular file, and read only as far as the recorded length allows (plus one byte, which tells a
+ * grown file): a FIFO, a device or a huge file at a crafted `spillPath` costs one prompt refusal.
+ */
 async function readAt(record: ToolCallRecord, path: string, hasher: Hasher): Promise<SpillReadResult> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(path);
+    const { handle, stat } = await openRegularForReadingAsync(path, "spill file");
+    try {
+      const expected = typeof record.spillBytes === "number" ? record.spillBytes : stat.size;
+      if (stat.size !== expected) return failure("corrupt", `spill file ${path} has ${stat.size} bytes, expected ${expected}`);
+      if (expected > LARGEST_OUTPUT_BYTES) return failure("corrupt", `spill file ${path} has ${stat.size} bytes, more than any tool output can have`);
+      bytes = await readAtMostAsync(handle, expected + 1);
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     return readFailure(path, error);
   }

@@ -19,7 +19,7 @@ export type SessionErrorCode =
   | "io";
 
 /** Problems that do not stop a read; the session is still usable. */
-export type SessionWarningCode = "truncated-last-line" | "duplicate-id" | "extra-header" | "malformed-line" | "joined-entries";
+export type SessionWarningCode = "truncated-last-line" | "duplicate-id" | "extra-header" | "malformed-line" | "joined-entries" | "unknown-entry-type";
 
 /** A non-fatal problem found while reading a session. */
 export interface SessionWarning {

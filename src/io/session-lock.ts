@@ -8,6 +8,7 @@
 
 import fs from "node:fs";
 import os from "node:os";
+import { readSmallRegularFile } from "./regular-file.js";
 
 export const LOCK_SUFFIX = ".chainpress.lock";
 
@@ -125,15 +126,10 @@ interface SeenLock {
   owner: LockOwner | null;
 }
 
+/** A lock path holding anything but a regular file is refused (NotRegularFileError), never judged stale and removed. */
 function readLock(lockPath: string): SeenLock | undefined {
-  let raw: string;
-  try {
-    raw = fs.readFileSync(lockPath, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-  return { raw, owner: parseOwner(raw) };
+  const raw = readSmallRegularFile(lockPath, "session lock");
+  return raw === undefined ? undefined : { raw, owner: parseOwner(raw) };
 }
 
 function parseOwner(raw: string): LockOwner | null {

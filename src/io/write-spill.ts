@@ -12,6 +12,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { threadId } from "node:worker_threads";
 import { crashPoint } from "./crash-points.js";
+import { refuseNonRegular } from "./regular-file.js";
 
 export interface SpillTarget {
   /** Folder for this session's spill files. */
@@ -115,6 +116,7 @@ async function allDone(work: Array<Promise<void>>): Promise<void> {
 
 async function renameSpill(item: StagedSpill): Promise<void> {
   crashPoint("spill-written");
+  refuseNonRegular(item.finalPath, "spill file");
   await fs.promises.rename(item.tempPath, item.finalPath);
   crashPoint("spill-renamed");
 }

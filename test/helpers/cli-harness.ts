@@ -76,8 +76,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
+/** `timeoutMs`: the child is killed after that long (its status is then null). */
+export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): CliResult {
   const result = spawnSync(process.execPath, [CLI, ...args], {
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: "SIGKILL" as const }),
     cwd: options.cwd ?? ROOT,
     // No agent folder unless a test gives one: the user's own ~/.pi settings must not change results.
     env: { ...process.env, NO_COLOR: "1", CHAINPRESS_DEBUG: "", PI_CODING_AGENT_DIR: NO_AGENT_DIR, ...options.env },
