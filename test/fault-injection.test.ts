@@ -134,7 +134,7 @@ const IN_PROCESS: InProcessFault[] = [
     name: "a chain's second spill file cannot be renamed (a folder holds its name), after its first one was written",
     threshold: 2000,
     failed: [3],
-    cause: /worker failed: .*EISDIR/,
+    cause: /worker failed: .*spill file is a directory, not a regular file/,
     setup: (file, dir) => blockSpill(dir, "call_3_multi", file),
     undo: (_file, dir) => {
       for (const name of fs.readdirSync(path.join(dir, BLOBS))) {
