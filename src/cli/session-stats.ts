@@ -58,7 +58,7 @@ export function sessionStats(model: SessionModel, render: { isProtected: Protect
     fileVersion: model.loaded.originalVersion,
     chains: { total: list.length, closed: count("closed"), interrupted: count("interrupted"), open: count("open"), compressed: list.filter((c) => c.compressed).length },
     list,
-    context: { before: sizeOf(contextMessages(model.branch)), after: { messages: after.messages, chars: after.chars, tokens: tokensOf(after.chars) } },
+    context: { before: sizeOf(contextMessages(model.branch, model.edits)), after: { messages: after.messages, chars: after.chars, tokens: tokensOf(after.chars) } },
   };
 }
 

@@ -13,6 +13,7 @@ import type {
   MessageEntry,
   SessionEntry,
 } from "./session-types.js";
+import { editedMessage, NO_EDITS, type ContextEdits } from "./context-edits.js";
 import { runSteps, stepDue, type Steps } from "./steps.js";
 
 /** Why a parentId walk stopped before reaching a root (an entry whose parentId is null). */
@@ -122,18 +123,23 @@ export function buildBranch(
   return walk.entries;
 }
 
-/** The `message` objects of `message` entries, in branch order (input of chain detection). */
-export function branchMessages(branch: readonly SessionEntry[]): AgentMessage[] {
-  return runSteps(branchMessagesSteps(branch));
+/**
+ * The `message` objects of `message` entries, in branch order, as pi 1.6's context edits leave
+ * them (input of chain detection): an omitted message is left out, an edited one is a new object.
+ */
+export function branchMessages(branch: readonly SessionEntry[], edits: ContextEdits = NO_EDITS): AgentMessage[] {
+  return runSteps(branchMessagesSteps(branch, undefined, edits));
 }
 
 /** branchMessages, pausable (core/steps.ts); `positions`, when given (as long as the branch), gets each message's index in the branch (item i goes with message i). */
-export function* branchMessagesSteps(branch: readonly SessionEntry[], positions?: Int32Array): Steps<AgentMessage[]> {
+export function* branchMessagesSteps(branch: readonly SessionEntry[], positions?: Int32Array, edits: ContextEdits = NO_EDITS): Steps<AgentMessage[]> {
   const messages = new MessageList(branch.length, positions);
   for (let index = 0; index < branch.length; index++) {
     if (stepDue(index)) yield;
     const entry = branch[index]!;
-    if (isMessageEntry(entry)) messages.add(entry.message, index);
+    if (!isMessageEntry(entry)) continue;
+    const message = edits.size === 0 ? entry.message : editedMessage(entry.message, edits.get(entry.id));
+    if (message !== undefined) messages.add(message, index);
   }
   return messages.done();
 }
@@ -178,60 +184,100 @@ function isMessageEntry(entry: SessionEntry): entry is MessageEntry {
 
 /**
  * What pi's buildSessionContext sends to the model for this branch: with a compaction, its
- * summary first, then entries from firstKeptEntryId up to the compaction, then later ones.
+ * checkpoint (pi 1.6's system message, when it has one) and summary first, then the non-system
+ * entries from firstKeptEntryId up to the compaction (none when it names the compaction itself,
+ * pi 1.6's retain-none), then later ones; context edits applied.
  */
-export function contextMessages(branch: readonly SessionEntry[]): AgentMessage[] {
-  return runSteps(contextMessagesSteps(branch));
+export function contextMessages(branch: readonly SessionEntry[], edits: ContextEdits = NO_EDITS): AgentMessage[] {
+  return runSteps(contextMessagesSteps(branch, undefined, edits));
 }
 
 /** A context message made from an entry (a summary, a custom message), not a branch entry's own message. */
 export const DERIVED_MESSAGE = -1;
 
 /**
- * contextMessages, pausable (core/steps.ts). `slots`, when given (one longer than the branch),
+ * contextMessages, pausable (core/steps.ts). `slots`, when given (two longer than the branch),
  * gets the branch index of each message that is a branch entry's own message object, and
  * DERIVED_MESSAGE for any other (item i goes with message i).
  */
-export function* contextMessagesSteps(branch: readonly SessionEntry[], slots?: Int32Array): Steps<AgentMessage[]> {
+export function* contextMessagesSteps(branch: readonly SessionEntry[], slots?: Int32Array, edits: ContextEdits = NO_EDITS): Steps<AgentMessage[]> {
   let compactionIndex = -1;
   for (let i = 0; i < branch.length; i++) if (branch[i]!.type === "compaction") compactionIndex = i;
   yield;
-  const messages = new MessageList(branch.length + 1, slots);
+  const messages = new ContextList(new MessageList(branch.length + 2, slots), edits);
   if (compactionIndex === -1) {
     for (let i = 0; i < branch.length; i++) {
       if (stepDue(i)) yield;
-      addContextMessage(messages, branch, i);
+      messages.addEntry(branch, i);
     }
     return messages.done();
   }
   const compaction = branch[compactionIndex] as CompactionEntry;
-  const summary = { role: "compactionSummary", summary: compaction.summary, tokensBefore: compaction.tokensBefore, timestamp: msOf(compaction.timestamp) };
-  messages.add(summary as AgentMessage, DERIVED_MESSAGE);
+  messages.addCheckpoint(compaction);
   // Kept entries start at firstKeptEntryId; an id not on the branch keeps nothing (as pi).
   const firstKept = branch.findIndex((e, i) => i < compactionIndex && e.id === compaction.firstKeptEntryId);
   if (firstKept !== -1) {
-    for (let i = firstKept; i < compactionIndex; i++) addContextMessage(messages, branch, i);
+    // The checkpoint stands for the prompt: kept system messages are not replayed.
+    for (let i = firstKept; i < compactionIndex; i++) if (!isSystemMessageEntry(branch[i]!)) messages.addEntry(branch, i);
   }
   for (let i = compactionIndex + 1; i < branch.length; i++) {
     if (stepDue(i)) yield;
-    addContextMessage(messages, branch, i);
+    messages.addEntry(branch, i);
   }
   return messages.done();
 }
 
-/** Adds the model-visible message of `branch[index]`, if it has one, with its slot (see contextMessagesSteps). */
-function addContextMessage(messages: MessageList, branch: readonly SessionEntry[], index: number): void {
-  const entry = branch[index]!;
-  if (isMessageEntry(entry)) {
-    messages.add(entry.message, index);
-  } else if (entry.type === "custom_message") {
-    const e = entry as CustomMessageEntry;
-    const message = { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: msOf(e.timestamp) };
-    messages.add(message as AgentMessage, DERIVED_MESSAGE);
-  } else if (entry.type === "branch_summary" && (entry as BranchSummaryEntry).summary) {
-    const e = entry as BranchSummaryEntry;
-    messages.add({ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: msOf(e.timestamp) }, DERIVED_MESSAGE);
+function isSystemMessageEntry(entry: SessionEntry): boolean {
+  return isMessageEntry(entry) && entry.message.role === "system";
+}
+
+/** A MessageList that applies the branch's context edits to each entry's contribution. */
+class ContextList {
+  constructor(
+    private readonly list: MessageList,
+    private readonly edits: ContextEdits,
+  ) {}
+
+  /** The compaction's system message (pi 1.6) and summary; an edit that omits the compaction omits both. */
+  addCheckpoint(compaction: CompactionEntry): void {
+    const replacement = this.edits.get(compaction.id);
+    if (replacement === null) return;
+    if (isObjectWithRole(compaction.systemMessage)) this.list.add(compaction.systemMessage, DERIVED_MESSAGE);
+    const summary = { role: "compactionSummary", summary: compaction.summary, tokensBefore: compaction.tokensBefore, timestamp: msOf(compaction.timestamp) };
+    this.list.add(summary as AgentMessage, DERIVED_MESSAGE);
   }
+
+  /** Adds the model-visible message of `branch[index]`, if it has one, with its slot (see contextMessagesSteps). */
+  addEntry(branch: readonly SessionEntry[], index: number): void {
+    const entry = branch[index]!;
+    const derived = derivedMessage(entry);
+    const own = derived === undefined && isMessageEntry(entry) ? entry.message : undefined;
+    const message = own ?? derived;
+    if (message === undefined) return;
+    const shown = this.edits.size === 0 ? message : editedMessage(message, this.edits.get(entry.id));
+    if (shown !== undefined) this.list.add(shown, shown === own ? index : DERIVED_MESSAGE);
+  }
+
+  done(): AgentMessage[] {
+    return this.list.done();
+  }
+}
+
+/** The message pi makes of a custom message or branch summary entry; undefined for any other. */
+function derivedMessage(entry: SessionEntry): AgentMessage | undefined {
+  if (entry.type === "custom_message") {
+    const e = entry as CustomMessageEntry;
+    return { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: msOf(e.timestamp) } as AgentMessage;
+  }
+  if (entry.type === "branch_summary" && (entry as BranchSummaryEntry).summary) {
+    const e = entry as BranchSummaryEntry;
+    return { role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: msOf(e.timestamp) };
+  }
+  return undefined;
+}
+
+function isObjectWithRole(value: unknown): value is AgentMessage {
+  return typeof value === "object" && value !== null && typeof (value as { role?: unknown }).role === "string";
 }
 
 /** ISO timestamp → epoch ms, as pi converts entry timestamps for derived messages. */

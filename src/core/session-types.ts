@@ -106,8 +106,21 @@ export interface CustomMessageEntry extends EntryBase {
 export interface CompactionEntry extends EntryBase {
   type: "compaction";
   summary: string;
+  /** The first entry kept before the compaction; its own id (pi 1.6's retain-none) keeps none. */
   firstKeptEntryId?: string;
   tokensBefore?: number;
+  /** pi 1.6: the prompt and tool checkpoint, sent as the context's leading system message. */
+  systemMessage?: AgentMessage;
+}
+
+/**
+ * pi 1.6: an append-only edit of what one earlier entry contributes to the model's context.
+ * `null` omits it; `{content}` replaces its message content only (core/context-edits.ts).
+ */
+export interface ContextEditEntry extends EntryBase {
+  type: "context_edit";
+  targetId: string;
+  replacement: null | { content: string | ContentPart[] };
 }
 
 export interface BranchSummaryEntry extends EntryBase {
@@ -123,6 +136,7 @@ export type SessionEntry =
   | CustomMessageEntry
   | CompactionEntry
   | BranchSummaryEntry
+  | ContextEditEntry
   | EntryBase;
 
 /** The version pi writes today; older files are migrated to it before chainpress appends. */

@@ -6,6 +6,7 @@
 
 import fs from "node:fs";
 import os from "node:os";
+import { editsOnBranchSteps } from "../core/context-edits.js";
 import { detectChainsSteps, withClosingMessage } from "../core/detect-chains.js";
 import type { ChainRange } from "../core/prune-types.js";
 import { recoveryGraceKeysSteps, selectEligible } from "../core/select-eligible.js";
@@ -40,10 +41,15 @@ export interface PassInput {
 export async function passInput(runtime: Chainpress, sessionManager: SessionView, closing?: AgentMessage): Promise<PassInput> {
   const entries = await driveSteps(branchEntriesSteps(sessionManager));
   const positions = new Int32Array(entries.length);
-  const branch = await driveSteps(branchMessagesSteps(entries, positions));
+  const edits = await driveSteps(editsOnBranchSteps(entries));
+  const branch = await driveSteps(branchMessagesSteps(entries, positions, edits));
   const messages = withClosingMessage(branch, closing);
   const chains = await driveSteps(detectChainsSteps(messages, runtime.isProtected));
-  const entryIdOf = (index: number) => (index < branch.length ? entries[positions[index]!]!.id : undefined);
+  // An edited message is not its line in the file: it must not be read from there.
+  const entryIdOf = (index: number) => {
+    const id = index < branch.length ? entries[positions[index]!]!.id : undefined;
+    return id === undefined || edits.has(id) ? undefined : id;
+  };
   // Upstream computes grace from the persisted branch only (reference §9.3 step 6).
   return { messages, chains, graceKeys: await driveSteps(recoveryGraceKeysSteps(branch, runtime.settings.recoveryGraceTurns)), entryIdOf };
 }

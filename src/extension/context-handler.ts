@@ -12,6 +12,7 @@ import type { AgentMessage } from "../core/session-types.js";
 import { locateSpillFile } from "../io/read-spill.js";
 import { guard } from "./report.js";
 import type { Chainpress } from "./runtime.js";
+import type { SessionView } from "./session-view.js";
 import { blobDirOf } from "./state-holder.js";
 
 /** Rendering options from the settings (shared with the status report's context measure). */
@@ -26,12 +27,14 @@ export function pruneOptions(runtime: Chainpress): PruneOptions {
 }
 
 /** The messages the model should see; `messages` itself when chainpress is off or nothing changed. */
-export function renderContext(runtime: Chainpress, messages: AgentMessage[], blobDir?: string): AgentMessage[] {
+export function renderContext(runtime: Chainpress, messages: AgentMessage[], sessionManager: SessionView): AgentMessage[] {
   const { settings, holder } = runtime;
   if (!settings.enabled) return messages;
   // Stubs name where each spill file is now, so a moved session still points at real files.
+  const blobDir = blobDirOf(sessionManager);
   const spillPathOf = (stored: string): string => locateSpillFile(stored, blobDir);
-  const result = pruneMessages(messages, holder.state, { ...pruneOptions(runtime), spillPathOf });
+  const editedOutputs = holder.edits.editedOutputs(sessionManager);
+  const result = pruneMessages(messages, holder.state, { ...pruneOptions(runtime), spillPathOf, editedOutputs });
   // Not awaited: the LLM call must not wait for a diagnostic write.
   if (result.diagnostics.length > 0) void holder.report(result.diagnostics);
   return result.messages;
@@ -40,7 +43,7 @@ export function renderContext(runtime: Chainpress, messages: AgentMessage[], blo
 export function handleContext(runtime: Chainpress, event: ContextEvent, ctx: ExtensionContext): Promise<{ messages: ContextEvent["messages"] }> {
   // On failure pi keeps the messages unchanged: the model sees the raw context.
   return guard(runtime, ctx, "context rendering", { messages: event.messages }, () => {
-    const rendered = renderContext(runtime, event.messages as unknown as AgentMessage[], blobDirOf(ctx.sessionManager));
+    const rendered = renderContext(runtime, event.messages as unknown as AgentMessage[], ctx.sessionManager);
     return { messages: rendered as unknown as ContextEvent["messages"] };
   });
 }

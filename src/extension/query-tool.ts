@@ -8,6 +8,7 @@
 import type { AgentToolResult, ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { QUERY_TOOL_NAME } from "../core/custom-types.js";
+import { editedRecordText, type EditedOutput } from "../core/context-edits.js";
 import { loadHasher } from "../core/digest.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
@@ -33,12 +34,13 @@ export function registerQueryTool(runtime: Chainpress, pi: ExtensionAPI): void {
       "Retrieve the original, full output of tool calls whose output was compressed or archived (compressed chains, stubs, spilled outputs). Pass the refs shown in the compressed context.",
     promptSnippet: "retrieve the full original output of compressed or archived tool calls by ref (tN), tool-call id or id@timestamp",
     parameters: queryParameters,
-    execute: async (_toolCallId, params, _signal, _onUpdate, ctx) => queryArchive(runtime.holder.state, params.toolCallIds, ctx ? blobDirOf(ctx.sessionManager) : undefined),
+    execute: async (_toolCallId, params, _signal, _onUpdate, ctx) =>
+      queryArchive(runtime.holder.state, params.toolCallIds, ctx ? blobDirOf(ctx.sessionManager) : undefined, ctx ? runtime.holder.edits.editedOutputs(ctx.sessionManager) : undefined),
   });
 }
 
-/** The tool's result for a list of refs; throws when any ref is unknown. */
-export async function queryArchive(state: PruneState, inputs: readonly string[], blobDir?: string): Promise<AgentToolResult<QueryDetails>> {
+/** The tool's result for a list of refs; throws when any ref is unknown. An output a context edit changed is returned as edited. */
+export async function queryArchive(state: PruneState, inputs: readonly string[], blobDir?: string, edited: ReadonlyMap<string, EditedOutput> = new Map()): Promise<AgentToolResult<QueryDetails>> {
   const found = inputs.map((input) => ({ input, matches: findRecords(state, input) }));
   const unknown = found.filter((item) => item.matches.length === 0).map((item) => item.input);
   if (unknown.length > 0) {
@@ -47,7 +49,7 @@ export async function queryArchive(state: PruneState, inputs: readonly string[],
   }
   const texts: string[] = [];
   for (const { input, matches } of found) {
-    const bodies = await bodiesOf(matches, blobDir);
+    const bodies = await bodiesOf(matches, blobDir, edited);
     texts.push(formatQueryResult(input, matches, bodies.map((b) => b.text), { problems: bodies.map((b) => b.problem) }));
   }
   return {
@@ -57,10 +59,15 @@ export async function queryArchive(state: PruneState, inputs: readonly string[],
 }
 
 /** Full bodies; a missing or damaged spill file falls back to the record's preview (upstream's rule). */
-async function bodiesOf(matches: readonly QueryMatch[], blobDir: string | undefined): Promise<Array<{ text: string; problem?: string }>> {
+async function bodiesOf(matches: readonly QueryMatch[], blobDir: string | undefined, edited: ReadonlyMap<string, EditedOutput>): Promise<Array<{ text: string; problem?: string }>> {
   const hasher = await loadHasher();
   const bodies: Array<{ text: string; problem?: string }> = [];
   for (const match of matches) {
+    const editedText = editedRecordText(match.record, edited);
+    if (editedText !== undefined) {
+      bodies.push({ text: editedText });
+      continue;
+    }
     const body = await resolveRecordBody(match.record, hasher, blobDir);
     bodies.push(body.ok ? { text: body.text } : { text: `${unavailableSpillBody(match.record)}\n[${body.detail}]`, problem: body.detail });
   }

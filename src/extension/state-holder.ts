@@ -6,6 +6,7 @@
  */
 
 import path from "node:path";
+import { EditTracker } from "./edit-tracker.js";
 import type { SessionView } from "./session-view.js";
 import { PruneState } from "../core/prune-state.js";
 import type { DiagnosticReport } from "../core/prune-types.js";
@@ -24,6 +25,8 @@ export class StateHolder {
   /** Bumped on every rebuild: work started under an older generation must not append. */
   generation = 0;
   reconstructWarnings: ReconstructWarning[] = [];
+  /** pi 1.6's context edits on the branch, followed as the branch grows. */
+  edits = new EditTracker();
   readonly diagnostics: DiagnosticSink;
   /** Failures caught inside the extension, newest last. */
   readonly errors: string[] = [];
@@ -40,6 +43,7 @@ export class StateHolder {
     const { state, warnings } = reconstructState(branchEntries(sessionManager));
     this.state = state;
     this.reconstructWarnings = warnings;
+    this.edits = new EditTracker();
     this.generation++;
     this.diagnostics.reset();
     this.refusedNotified.clear();

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
 import { digitGroups } from "../core/digit-groups.js";
+import { editedOutputs, editsOnBranchSteps, type ContextEdits } from "../core/context-edits.js";
 import { describeUnknownKind, unknownEntryKinds } from "../core/entry-kinds.js";
 import { detectChainsSteps } from "../core/detect-chains.js";
 import type { DiagnosticKind } from "../core/prune-types.js";
@@ -112,9 +113,10 @@ function tokens(chars: number): string {
  * Characters of the branch's context as pi would send it, raw and after chainpress's rendering.
  * In slices: on a large session one pass over it held pi's UI for a quarter of a second.
  */
-export function* contextCharsSteps(runtime: Chainpress, branch: readonly SessionEntry[]): Steps<{ raw: number; rendered: number }> {
-  const raw = yield* contextMessagesSteps(branch);
-  const rendered = runtime.settings.enabled ? (yield* pruneMessagesSteps(raw, runtime.holder.state, pruneOptions(runtime))).messages : raw;
+export function* contextCharsSteps(runtime: Chainpress, branch: readonly SessionEntry[], edits: ContextEdits): Steps<{ raw: number; rendered: number }> {
+  const raw = yield* contextMessagesSteps(branch, undefined, edits);
+  const options = { ...pruneOptions(runtime), editedOutputs: editedOutputs(branch, edits) };
+  const rendered = runtime.settings.enabled ? (yield* pruneMessagesSteps(raw, runtime.holder.state, options)).messages : raw;
   return { raw: yield* jsonCharsSteps(raw), rendered: yield* jsonCharsSteps(rendered) };
 }
 
@@ -122,10 +124,11 @@ export function* contextCharsSteps(runtime: Chainpress, branch: readonly Session
 export async function statusReport(runtime: Chainpress, sessionManager: SessionView): Promise<string> {
   const { settings, holder } = runtime;
   const branch = await driveSteps(branchEntriesSteps(sessionManager));
-  const chains = await driveSteps(detectChainsSteps(await driveSteps(branchMessagesSteps(branch)), runtime.isProtected));
+  const edits = await driveSteps(editsOnBranchSteps(branch));
+  const chains = await driveSteps(detectChainsSteps(await driveSteps(branchMessagesSteps(branch, undefined, edits)), runtime.isProtected));
   const closed = chains.filter((chain) => chain.finalAssistantTimestamp !== null).length;
   const totals = archiveTotals(runtime);
-  const size = await driveSteps(contextCharsSteps(runtime, branch));
+  const size = await driveSteps(contextCharsSteps(runtime, branch, edits));
   const saved = size.raw - size.rendered;
   const counters = holder.diagnostics.counters;
   const lines = [

@@ -112,10 +112,20 @@ async function loadForCompaction(file: string, runner: ChainRunner, options: Com
   if (joined !== undefined && options.refuseJoinedLines) {
     throw new SessionFileError("joined-entries", file, "line holds entries glued together, which pi ignores", joined);
   }
-  if (scanned.originalVersion >= CURRENT_SESSION_VERSION) return { loaded: scanned, migrated: false };
+  if (scanned.originalVersion >= CURRENT_SESSION_VERSION) return { loaded: await wholeIfEdited(scanned), migrated: false };
   if (options.dryRun) return { loaded: await readSession(file), migrated: false };
   await migrateScannedFile(scanned, { dropTruncatedTail: options.dropTruncatedTail });
-  return { loaded: await scanSession(file, runner), migrated: true };
+  return { loaded: await wholeIfEdited(await scanSession(file, runner)), migrated: true };
+}
+
+/**
+ * A session with pi 1.6's context edits is planned on its whole entries: an edited message is not
+ * the line in the file that a worker would read, so its chain goes to the worker as edited, from
+ * memory. Sessions without edits keep the file road.
+ */
+async function wholeIfEdited(scanned: LoadedSession): Promise<LoadedSession> {
+  if (!scanned.entries.some((entry) => entry.type === "context_edit")) return scanned;
+  return readSession(scanned.file);
 }
 
 /** The chain a crashed or abandoned run left open, when the policy is on (issue 13). */

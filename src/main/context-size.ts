@@ -20,7 +20,7 @@ export interface ContextSize {
 
 /** Render the model's context with the model's current state. */
 export function renderContext(model: SessionModel, options: PruneOptions = {}): AgentMessage[] {
-  return pruneMessages(contextMessages(model.branch), model.state, options).messages;
+  return pruneMessages(contextMessages(model.branch, model.edits), model.state, { ...options, editedOutputs: model.editedOutputs }).messages;
 }
 
 /**
@@ -43,9 +43,9 @@ export function measureContextCooperatively(model: SessionModel, options: PruneO
 
 function* measureSteps(model: SessionModel, options: PruneOptions): Steps<ContextSize> {
   // Only the messages count here: the render's diagnostics are dropped, so it need not look for them.
-  const render = { ...options, checkRecordedIds: false };
-  const slots = new Int32Array(model.branch.length + 1);
-  const context = yield* contextMessagesSteps(model.branch, slots);
+  const render = { ...options, checkRecordedIds: false, editedOutputs: model.editedOutputs };
+  const slots = new Int32Array(model.branch.length + 2);
+  const context = yield* contextMessagesSteps(model.branch, slots, model.edits);
   const messages = (yield* pruneMessagesSteps(context, model.state, render)).messages;
   // A message of the context is measured from its slot in the branch, where the scan's length of
   // it waits; one the render made, by serialising it. The render keeps each message it does not

@@ -4,6 +4,7 @@
  */
 
 import path from "node:path";
+import { editedOutputs, editsOnBranchSteps, type ContextEdits, type EditedOutput } from "../core/context-edits.js";
 import { reconstructStateSteps, type ReconstructWarning } from "../core/reconstruct.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
 import { driveSteps } from "./cooperative.js";
@@ -18,8 +19,12 @@ export interface SessionModel {
   loaded: LoadedSession;
   /** Active branch, root → leaf. */
   branch: SessionEntry[];
-  /** Message objects of the branch (chain detection input). */
+  /** Message objects of the branch as pi 1.6's context edits leave them (chain detection input). */
   messages: AgentMessage[];
+  /** The branch's context edits (empty for sessions pi 1.6 never edited). */
+  edits: ContextEdits;
+  /** Archived-output occurrence keys whose tool result an edit changed or omitted, and what the model may see of them. */
+  editedOutputs: ReadonlyMap<string, EditedOutput>;
   state: PruneState;
   /** Folder for this session's spill files. */
   blobDir: string;
@@ -80,6 +85,7 @@ function slotLookup(branch: readonly SessionEntry[]): (message: AgentMessage) =>
 function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   const walk = yield* walkBranchSteps(loaded.entries, undefined, loaded.uniqueIds === true);
   const branch = walk.entries;
+  const edits = yield* editsOnBranchSteps(branch);
   const { state, warnings } = yield* reconstructStateSteps(branch, { lineOf: (entry) => loaded.lineOf(entry) });
   const scannedChars = new Float64Array(branch.length).fill(NOT_SCANNED);
   const places = loaded.placeAt;
@@ -99,12 +105,14 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   // The branch index of messages[k] (an array of 237k numbers at 200x1M, and the copies it left
   // growing, cost more than a typed array as long as the branch).
   const positions = new Int32Array(branch.length);
-  const messages = yield* branchMessagesSteps(branch, positions);
+  const messages = yield* branchMessagesSteps(branch, positions, edits);
   const locationAt = (slot: number) => (places ? places.location(walk.indices[slot]!) : loaded.locationOf(branch[slot]!));
   return {
     loaded,
     branch,
     messages,
+    edits,
+    editedOutputs: editedOutputs(branch, edits),
     entryOf: (message) => {
       const slot = slotOfMessage(message);
       return slot === undefined ? undefined : branch[slot];

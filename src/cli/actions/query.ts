@@ -4,11 +4,12 @@
  * whose output is missing/corrupt makes the command exit 1, saying why.
  */
 
-import { loadHasher, type Hasher } from "../../core/digest.js";
+import { editedRecordText } from "../../core/context-edits.js";
+import { loadHasher } from "../../core/digest.js";
 import { occurrenceKey } from "../../core/occurrence-key.js";
 import type { ToolCallRecord } from "../../core/prune-types.js";
 import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, unavailableSpillBody, userTurnsByResult, type QueryMatch } from "../../core/query.js";
-import { resolveRecordBody } from "../../io/read-spill.js";
+import { resolveRecordBody, type SpillReadResult } from "../../io/read-spill.js";
 import { writeErr, writeOut, type CliIo } from "../output.js";
 import { loadForReading } from "../read-model.js";
 
@@ -26,7 +27,11 @@ export async function runQuery(io: CliIo, file: string, refs: string[], raw: boo
   const hasher = await loadHasher();
   const problems: string[] = [];
   const lookups: Lookup[] = [];
-  for (const ref of refs) lookups.push(await lookUp(model.state, ref, hasher, model.blobDir, (what) => problems.push(`${file}: ${what}`)));
+  const read: ReadBody = (record) => {
+    const edited = editedRecordText(record, model.editedOutputs);
+    return edited === undefined ? resolveRecordBody(record, hasher, model.blobDir) : Promise.resolve({ ok: true, text: edited });
+  };
+  for (const ref of refs) lookups.push(await lookUp(model.state, ref, read, (what) => problems.push(`${file}: ${what}`)));
   for (const problem of problems) writeErr(io, `chainpress: ${problem}`);
   if (raw) {
     if (problems.length === 0) await writeRaw(io, lookups);
@@ -39,14 +44,17 @@ export async function runQuery(io: CliIo, file: string, refs: string[], raw: boo
   return problems.length === 0 ? 0 : 1;
 }
 
-async function lookUp(state: Parameters<typeof findRecords>[0], ref: string, hasher: Hasher, blobDir: string, problem: (what: string) => void): Promise<Lookup> {
+/** A record's full output as the model may read it (a context edit's text, or the archive's). */
+type ReadBody = (record: ToolCallRecord) => Promise<SpillReadResult>;
+
+async function lookUp(state: Parameters<typeof findRecords>[0], ref: string, read: ReadBody, problem: (what: string) => void): Promise<Lookup> {
   const matches = findRecords(state, ref);
   if (matches.length === 0) problem(`${ref}: not found in the archive index`);
   const bodies: string[] = [];
   const unavailable: Array<string | undefined> = [];
   for (const match of matches) {
     // The session's blob folder as it is now: a moved session still finds its spill files.
-    const body = await resolveRecordBody(match.record, hasher, blobDir);
+    const body = await read(match.record);
     unavailable.push(body.ok ? undefined : body.detail);
     if (body.ok) bodies.push(body.text);
     else {

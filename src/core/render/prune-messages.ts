@@ -39,6 +39,8 @@ export interface PruneOptions {
   spillPathOf?: (storedPath: string) => string;
   /** Look for range-id-mismatch (chain-ranges.ts; default true): false when the diagnostics are not wanted. */
   checkRecordedIds?: boolean;
+  /** Outputs a context edit changed (core/context-edits.ts editedOutputs): shown as edited, never stubbed from the archive. */
+  editedOutputs?: ReadonlyMap<string, unknown>;
 }
 
 export interface PruneResult {
@@ -93,6 +95,7 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
     graceKeys,
     ...(dropped ? { dropped } : {}),
     ...(options.spillPathOf ? { spillPathOf: options.spillPathOf } : {}),
+    ...(options.editedOutputs ? { editedOutputs: options.editedOutputs } : {}),
   });
   const diagnostics: DiagnosticReport[] = [];
   let current = stubbed;

@@ -23,6 +23,8 @@ export interface StubOptions {
   dropped?: Uint8Array;
   /** Where a spill file is now (io/read-spill.ts locateSpillFile); the stored path when absent. */
   spillPathOf?: (storedPath: string) => string;
+  /** Occurrence keys of outputs a context edit changed: the edit's content is shown, never a stub made from the raw archive. */
+  editedOutputs?: ReadonlyMap<string, unknown>;
 }
 
 /** Stub text of an output archived inline. */
@@ -93,7 +95,7 @@ function archivedFor(result: ToolResultMessage, state: PruneState, options: Stub
   const id = result.toolCallId;
   if (typeof id !== "string" || id === "") return undefined;
   const key = occurrenceKey(id, resultTimestampOf(result.timestamp));
-  if (options.graceKeys.has(key)) return undefined;
+  if (options.graceKeys.has(key) || options.editedOutputs?.has(key) === true) return undefined;
   return archivedRecord(state, key, id);
 }
 
