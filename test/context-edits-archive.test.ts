@@ -8,50 +8,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, pruneEntries, removeTempDirs, runCli, settle, tempDir } from "./helpers/cli-harness.js";
+import { ensureBuilt, pruneEntries, removeTempDirs, runCli, tempDir } from "./helpers/cli-harness.js";
+import { SessionLines } from "./helpers/session-lines.js";
 
 beforeAll(() => ensureBuilt());
 afterAll(() => removeTempDirs());
-
-const SESSION_ID = "0d1e2f30-aaaa-4bbb-8ccc-0123456789ab";
-
-/** A pi 1.6-style session written line by line; returns the ids it used. */
-class SessionLines {
-  readonly lines: string[] = [JSON.stringify({ type: "session", version: 3, id: SESSION_ID, timestamp: "2026-11-25T00:00:00.000Z", cwd: "/tmp/p" })];
-  private parent: string | null = null;
-  private clock = Date.UTC(2026, 10, 25);
-  private n = 0;
-
-  add(entry: Record<string, unknown>): string {
-    this.clock += 1000;
-    const id = `e${(++this.n).toString(16).padStart(7, "0")}`;
-    this.lines.push(JSON.stringify({ ...entry, id, parentId: this.parent, timestamp: new Date(this.clock).toISOString() }));
-    this.parent = id;
-    return id;
-  }
-  message(message: Record<string, unknown>): string {
-    return this.add({ type: "message", message: { ...message, timestamp: this.clock + 1000 } });
-  }
-  chain(label: string, outputs: string[]): { resultIds: string[] } {
-    this.message({ role: "user", content: [{ type: "text", text: `task ${label}` }] });
-    const resultIds = outputs.map((output, k) => {
-      const id = `${label}_call_${k}`;
-      this.message({ role: "assistant", content: [{ type: "toolCall", id, name: "bash", arguments: { command: `run ${label} ${k}` } }], stopReason: "toolUse" });
-      return this.message({ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: output }], isError: false });
-    });
-    return { resultIds };
-  }
-  reply(text: string, stopReason = "stop"): string {
-    return this.message({ role: "assistant", content: [{ type: "text", text }], stopReason });
-  }
-  edit(targetId: string, replacement: null | { content: unknown }): string {
-    return this.add({ type: "context_edit", targetId, replacement });
-  }
-  write(file: string): void {
-    fs.writeFileSync(file, `${this.lines.join("\n")}\n`);
-    settle(file);
-  }
-}
 
 const SECRET = "SECRET-TOKEN-4242";
 const long = (tag: string) => `${tag} ${"x".repeat(400)}`;
@@ -62,7 +23,7 @@ describe("context edits and the archive", () => {
   let s: SessionLines;
   let third: { resultIds: string[] };
   const replyAt: Record<string, number> = {};
-  const timestampOf = (id: string) => (JSON.parse(s.lines.find((line) => line.includes(`"id":"${id}"`))!) as { message: { timestamp: number } }).message.timestamp;
+  const timestampOf = (id: string) => s.timestampOf(id);
 
   beforeAll(() => {
     dir = tempDir("chainpress-edits-");
