@@ -6,6 +6,8 @@
 
 import { describe, expect, it } from "vitest";
 import { editedMessage, editedOutputs, editedRecordText, editsOnBranch, OMITTED_OUTPUT_TEXT } from "../src/core/context-edits.js";
+import { PruneState } from "../src/core/prune-state.js";
+import { pruneMessages } from "../src/core/render/prune-messages.js";
 import type { AgentMessage, SessionEntry } from "../src/core/session-types.js";
 import { branchMessages, contextMessages, walkBranch } from "../src/core/session-tree.js";
 
@@ -97,5 +99,16 @@ describe("compactions as pi 1.6 writes them", () => {
     expect(shape(contextMessages(kept))).toEqual(["system:checkpoint", "compactionSummary:summary", "user:two", "assistant:done two", "user:three"]);
     const none = walkBranch([...base, compaction("k1"), ...after("k1")]).entries;
     expect(shape(contextMessages(none))).toEqual(["system:checkpoint", "compactionSummary:summary", "user:three"]);
+  });
+});
+
+describe("an edit that takes a call's tool calls away", () => {
+  it("leaves no tool result without its call in the rendered context", () => {
+    const entries = [user("u1", null, "task"), call("a1", "u1", "c9"), result("r1", "a1", "c9", "out"), reply("f1", "r1", "done"), edit("e1", "f1", "a1", { content: "I looked around." })];
+    const branch = walkBranch(entries).entries;
+    const context = contextMessages(branch, editsOnBranch(branch));
+    expect(shape(context)).toEqual(["user:task", "assistant:I looked around.", "toolResult:out", "assistant:done"]);
+    const { messages } = pruneMessages(context, new PruneState());
+    expect(shape(messages)).toEqual(["user:task", "assistant:I looked around.", "assistant:done"]);
   });
 });
