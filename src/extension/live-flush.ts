@@ -33,9 +33,18 @@ export function closesChain(message: AgentMessage): boolean {
   return message.role === "assistant" && toolCallParts(message).length === 0;
 }
 
+/**
+ * A reply that failed (a context overflow, the output limit): pi 1.6's recovery may omit it with a
+ * context edit and answer again, so it triggers no flush; the reply pi keeps does.
+ */
+function mayBeOmitted(message: AgentMessage): boolean {
+  const stopReason = (message as { stopReason?: unknown }).stopReason;
+  return stopReason === "error" || stopReason === "length";
+}
+
 export function handleMessageEnd(runtime: Chainpress, event: { message: unknown }, ctx: ExtensionContext): void {
   const message = event.message as unknown as AgentMessage;
-  if (!closesChain(message)) return;
+  if (!closesChain(message) || mayBeOmitted(message)) return;
   // Deliberately not awaited (see the header); failures are reported inside.
   void requestFlush(runtime, message, ctx);
 }
