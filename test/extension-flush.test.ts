@@ -67,6 +67,22 @@ describe("live flush", () => {
     expect(chainIndex).toBeGreaterThan(closingIndex);
   });
 
+  it("a failed reply, which pi 1.6's recovery may omit, triggers no flush; the reply pi keeps does", async () => {
+    const host = await PiHost.start(SessionManager.inMemory(), agentDir());
+    const clock = new MessageClock();
+    await playChains(host, clock, ["c1", "c2", "c3"]);
+    const chain = chainMessages(clock, "c4", ["c4 output"]);
+    for (const message of chain.slice(0, -1)) await host.message(message);
+    await host.message({ ...(piReply(clock, "") as object), stopReason: "error" });
+    await host.endRun();
+    await host.idle();
+    expect(blockIds(host)).toEqual([]);
+    await host.message(piReply(clock, "c4 done after retry"));
+    await host.endRun();
+    await host.idle();
+    expect(blockIds(host)).toEqual(["b1"]);
+  });
+
   it("writes nothing when tree navigation rebuilt the state during the flush", async () => {
     const host = await PiHost.start(SessionManager.inMemory(), agentDir());
     const clock = new MessageClock();
