@@ -125,9 +125,9 @@ describe("open chain: archiving the older outputs", () => {
     const model = await loadSessionModel(file);
     const texts = resultTexts(render(model));
     const openTexts = texts.slice(texts.length - 30);
-    expect(openTexts[0]).toBe("[Archived output of bash {\"command\":\"echo o 0\"} (~600 tokens), ref `t4`: not shown to keep the context small. context_tree_query with ref `t4` returns it verbatim.]");
+    expect(openTexts[0]).toBe("[Archived output of bash echo o 0 (~600 tokens), ref `t4`: not shown to keep the context small. context_tree_query with ref `t4` returns it verbatim.]");
     expect(openTexts[3]).toBe(open[3]!.output);
-    expect(openTexts[7]).toMatch(/^\[Archived output of bash \{"command":"cat huge.log"\} \(8000 bytes\), ref `t10`: .* It is also in the file .*\.txt\.\]$/);
+    expect(openTexts[7]).toMatch(/^\[Archived output of bash cat huge\.log \(8000 bytes\), ref `t10`: .* It is also in the file .*\.txt\.\]$/);
     expect(openTexts.slice(25)).toEqual(open.slice(25).map((c) => c.output));
     expect(resultTexts(render(await loadSessionModel(file)))).toEqual(texts);
     // Recoverable byte-exact by ref.

@@ -185,7 +185,7 @@ describe("phase 1: backfilled outputs (open chains, issue 13)", () => {
     const messages = [user("go", 1000), assistantCalls([{ id: "c1", name: "read" }], 1010), toolResult("c1", "read", "y".repeat(4000), 1020)];
     const out = stubArchivedResults(messages, state, noProtection);
     expect(textOf(out[2])).toBe(
-      '[Archived output of read {"path":"src/a.ts"} (~1000 tokens), ref `t4`: not shown to keep the context small. context_tree_query with ref `t4` returns it verbatim.]',
+      '[Archived output of read src/a.ts (~1000 tokens), ref `t4`: not shown to keep the context small. context_tree_query with ref `t4` returns it verbatim.]',
     );
     // Deterministic: a second render is the same array (nothing to change).
     expect(stubArchivedResults(out, state, noProtection)).toBe(out);
@@ -198,7 +198,7 @@ describe("phase 1: backfilled outputs (open chains, issue 13)", () => {
     state.registerRef({ shortId: "t9", toolCallId: "c2", resultTimestamp: 2000 });
     const out = stubArchivedResults([toolResult("c2", "bash", "x".repeat(70000), 2000)], state, noProtection);
     expect(textOf(out[0])).toBe(
-      '[Archived output of bash {"command":"cat big"} (70000 bytes), ref `t9`: not shown to keep the context small. context_tree_query with ref `t9` returns it verbatim. It is also in the file /s/b/c2.txt.]',
+      '[Archived output of bash cat big (70000 bytes), ref `t9`: not shown to keep the context small. context_tree_query with ref `t9` returns it verbatim. It is also in the file /s/b/c2.txt.]',
     );
   });
 });

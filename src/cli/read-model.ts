@@ -5,6 +5,7 @@
  */
 
 import fs from "node:fs";
+import { mapBudgetOf } from "../core/archive-map.js";
 import { makeProtectionPredicate } from "../core/protection.js";
 import type { PruneOptions } from "../core/render/prune-messages.js";
 import { formatReconstructWarning } from "../core/reconstruct.js";
@@ -29,13 +30,13 @@ export async function loadForReading(file: string, io: CliIo): Promise<SessionMo
 export function pruneOptionsOf(
   flags: ProtectionFlags,
   settings: ChainpressSettings,
-): Required<Pick<PruneOptions, "isProtected" | "recoveryGraceTurns" | "chainCompressionEnabled" | "stripFinalAssistantThinking">> {
+): Required<Pick<PruneOptions, "isProtected" | "recoveryGraceTurns" | "chainCompressionEnabled" | "stripFinalAssistantThinking" | "map">> {
   const isProtected = makeProtectionPredicate({
     protectedTools: flags.protectedTools ?? settings.protectedTools,
     protectedPaths: flags.protectedPaths ?? settings.protectedPaths,
   });
   const { enabled, stripFinalAssistantThinking } = settings.chainCompression;
-  return { isProtected, recoveryGraceTurns: settings.recoveryGraceTurns, chainCompressionEnabled: enabled, stripFinalAssistantThinking };
+  return { isProtected, recoveryGraceTurns: settings.recoveryGraceTurns, chainCompressionEnabled: enabled, stripFinalAssistantThinking, map: mapBudgetOf(settings.archiveMap) ?? false };
 }
 
 /** A folder given to render/query/stats: say so, instead of Node's raw EISDIR. */

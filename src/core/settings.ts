@@ -14,6 +14,7 @@ import {
   DEFAULT_SPILL_PREVIEW_BYTES,
   DEFAULT_SPILL_THRESHOLD,
 } from "./defaults.js";
+import { DEFAULT_ARCHIVE_MAP, type ArchiveMapSettings } from "./archive-map.js";
 import { isObject } from "./entry-shapes.js";
 import { DEFAULT_OPEN_CHAIN_SETTINGS, type OpenChainSettings } from "./open-chain-policy.js";
 
@@ -49,6 +50,8 @@ export interface ChainpressSettings {
   chainCompression: ChainCompressionSettings;
   /** Archiving older outputs of the chain still running (issue 13; core/open-chain-policy.ts). */
   openChains: OpenChainSettings;
+  /** The map of archived calls under each compressed chain (core/archive-map.ts). */
+  archiveMap: ArchiveMapSettings;
 }
 
 export const DEFAULT_SETTINGS: ChainpressSettings = {
@@ -62,6 +65,7 @@ export const DEFAULT_SETTINGS: ChainpressSettings = {
   workers: 2,
   chainCompression: { enabled: true, rollingWindow: DEFAULT_ROLLING_WINDOW, stripFinalAssistantThinking: true },
   openChains: { ...DEFAULT_OPEN_CHAIN_SETTINGS },
+  archiveMap: { ...DEFAULT_ARCHIVE_MAP },
 };
 
 /**
@@ -94,6 +98,8 @@ const NUMBER_MINIMUM: Record<string, number> = {
   "openChains.triggerTokens": 0,
   "openChains.keepRecent": 0,
   "openChains.minReclaimTokens": 0,
+  "archiveMap.maxCharsPerChain": 0,
+  "archiveMap.maxCharsTotal": 0,
 };
 
 /**

@@ -7,6 +7,7 @@
  */
 
 import type { ContextEvent, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { mapBudgetOf } from "../core/archive-map.js";
 import { pruneMessages, type PruneOptions } from "../core/render/prune-messages.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { locateSpillFile } from "../io/read-spill.js";
@@ -23,6 +24,7 @@ export function pruneOptions(runtime: Chainpress): PruneOptions {
     recoveryGraceTurns: settings.recoveryGraceTurns,
     chainCompressionEnabled: settings.chainCompression.enabled,
     stripFinalAssistantThinking: settings.chainCompression.stripFinalAssistantThinking,
+    map: mapBudgetOf(settings.archiveMap) ?? false,
   };
 }
 

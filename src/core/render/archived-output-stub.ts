@@ -2,10 +2,11 @@
  * The stub of an output archived by a backfill (open-chain archiving, issue 13, or a closed chain
  * whose chain entry is not written yet). No per-batch summary exists for such an output, so
  * upstream's "Summarized in pruner summary" would be false: this stub says what the output was
- * (tool, args excerpt, size) and how to get it back. Built from the record alone, so every render
+ * (tool, its target as the archive map names it, size) and how to get it back. Built from the record alone, so every render
  * gives the same bytes and the prompt cache stays valid.
  */
 
+import { callTarget } from "../call-target.js";
 import { argsExcerpt } from "../deterministic-body.js";
 import { estimateTokens } from "../open-chain-policy.js";
 import type { ToolCallRecord } from "../prune-types.js";
@@ -15,7 +16,9 @@ export type StubRecord = Pick<ToolCallRecord, "toolName" | "args" | "resultText"
 
 export function archivedOutputStubText(record: StubRecord, ref: string, spillPath?: string): string {
   const size = record.spillBytes !== undefined ? `${record.spillBytes} bytes` : `~${estimateTokens(record.resultText)} tokens`;
-  const head = `[Archived output of ${record.toolName} ${argsExcerpt(record.args)} (${size}), ref \`${ref}\`: not shown to keep the context small.`;
+  // The call named as the archive map names it; args without a recognisable target as JSON.
+  const what = callTarget(record.args) || argsExcerpt(record.args);
+  const head = `[Archived output of ${record.toolName}${what === "" ? "" : ` ${what}`} (${size}), ref \`${ref}\`: not shown to keep the context small.`;
   const file = spillPath === undefined ? "" : ` It is also in the file ${spillPath}.`;
   return `${head} context_tree_query with ref \`${ref}\` returns it verbatim.${file}]`;
 }

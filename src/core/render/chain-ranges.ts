@@ -14,6 +14,7 @@ import type { ChainCompressionEntry, DiagnosticReport } from "../prune-types.js"
 import { summaryRefs } from "../reconstruct.js";
 import type { AgentMessage, ContentPart, ToolResultMessage, UserMessage } from "../session-types.js";
 import { SpanIndex } from "../span-index.js";
+import { MapAllowance, type MapBudget, type MapCall } from "../archive-map.js";
 import { runSteps, stepDue, type Steps } from "../steps.js";
 
 export interface ChainRenderOptions {
@@ -25,6 +26,8 @@ export interface ChainRenderOptions {
    * two sets per range: 128k ids each, per render at 200x1M.
    */
   checkRecordedIds?: boolean;
+  /** The archive map under each chain's body (core/archive-map.ts); none without a budget. */
+  map?: MapBudget;
 }
 
 export interface ChainRenderResult {
@@ -224,11 +227,26 @@ function blockBodyLookup(state: PruneState): (blockId: string) => string {
   };
 }
 
-/** The synthetic user message; values are not escaped, as upstream does not escape them. */
-export function buildSyntheticChainMessage(entry: ChainCompressionEntry, body: string, protectedOutputs: readonly ProtectedOutput[]): UserMessage {
+/**
+ * The synthetic user message; values are not escaped, as upstream does not escape them. `map`, the
+ * chain's archive map, follows the body (render only: the stored body stays upstream's).
+ */
+export function buildSyntheticChainMessage(entry: ChainCompressionEntry, body: string, protectedOutputs: readonly ProtectedOutput[], map = ""): UserMessage {
   const blocks = protectedOutputs.map((p) => `\n\n<protected-output tool="${p.tool}">\n${p.text}\n</protected-output>`).join("");
-  const text = `${SYNTHETIC_PREFIX}${entry.blockId}" tools="${(entry.toolRefs ?? []).join(",")}">\n${body}${blocks}\n</compressed-chain>`;
+  const mapped = map === "" ? body : `${body}\n\n${map}`;
+  const text = `${SYNTHETIC_PREFIX}${entry.blockId}" tools="${(entry.toolRefs ?? []).join(",")}">\n${mapped}${blocks}\n</compressed-chain>`;
   return { role: "user", content: [{ type: "text", text }], timestamp: entry.compressedAt };
+}
+
+/** The chain's archived calls in ref order, as the map reads them; refs without a record are left out. */
+function mapCallsOf(entry: ChainCompressionEntry, state: PruneState): MapCall[] {
+  const calls: MapCall[] = [];
+  for (const ref of entry.toolRefs ?? []) {
+    const key = state.keyByRef.get(ref);
+    const record = key === undefined ? undefined : state.recordForKey(key);
+    if (record) calls.push({ ref, toolName: record.toolName, args: record.args, failed: record.isError === true });
+  }
+  return calls;
 }
 
 /** Block ids of synthetic messages already in the input, so a re-render does not insert twice. */
@@ -336,6 +354,7 @@ export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneSta
   const bodyOfBlock = blockBodyLookup(state);
   const plan: EmitPlan = { insertAfter: new Map(), ends: new Set(), inside: new Uint8Array(messages.length), ranges };
   const checkIds = options.checkRecordedIds !== false;
+  const maps = options.map === undefined ? undefined : new MapAllowance(options.map);
   for (const range of ranges) {
     const span = yield* scanSpan(messages, range, checkIds);
     plan.inside.fill(1, range.startIndex + 1, range.endIndex);
@@ -345,7 +364,8 @@ export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneSta
     const mismatch = span.actualIds && mismatchReport(range.entry, span.actualIds);
     if (mismatch) diagnostics.push(mismatch);
     const body = chainBody(range.entry, state, bodyOfBlock);
-    plan.insertAfter.set(range.startIndex, buildSyntheticChainMessage(range.entry, body, span.protectedOutputs));
+    const map = maps === undefined ? "" : maps.next(mapCallsOf(range.entry, state));
+    plan.insertAfter.set(range.startIndex, buildSyntheticChainMessage(range.entry, body, span.protectedOutputs, map));
   }
   return { messages: yield* emit(messages, plan, options), diagnostics };
 }

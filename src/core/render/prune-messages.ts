@@ -13,6 +13,7 @@
  * Diagnostics come back as reports; persisting and deduplicating them is the caller's job.
  */
 
+import { DEFAULT_ARCHIVE_MAP, mapBudgetOf, type MapBudget } from "../archive-map.js";
 import { DEFAULT_PROTECTED_PATHS, DEFAULT_PROTECTED_TOOLS, DEFAULT_RECOVERY_GRACE_TURNS } from "../defaults.js";
 import { isSyntheticChainMessage } from "../message-text.js";
 import { makeProtectionPredicate, type ProtectionPredicate } from "../protection.js";
@@ -41,6 +42,8 @@ export interface PruneOptions {
   checkRecordedIds?: boolean;
   /** Outputs a context edit changed (core/context-edits.ts editedOutputs): shown as edited, never stubbed from the archive. */
   editedOutputs?: ReadonlyMap<string, unknown>;
+  /** The archive map's budget under each compressed chain (default: DEFAULT_ARCHIVE_MAP's); false: no map. */
+  map?: MapBudget | false;
 }
 
 export interface PruneResult {
@@ -100,7 +103,8 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
   const diagnostics: DiagnosticReport[] = [];
   let current = stubbed;
   if (chainsOn) {
-    const chainOptions = { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false, checkRecordedIds: options.checkRecordedIds !== false };
+    const map = options.map === false ? undefined : (options.map ?? mapBudgetOf(DEFAULT_ARCHIVE_MAP));
+    const chainOptions = { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false, checkRecordedIds: options.checkRecordedIds !== false, ...(map ? { map } : {}) };
     const chains = yield* applyChainRangesSteps(current, state, chainOptions, spans);
     current = chains.messages;
     diagnostics.push(...chains.diagnostics);
