@@ -7,14 +7,16 @@
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import path from "node:path";
+import type { PiBuild } from "./pi-builds.js";
 
 export const PI_CLI = path.resolve("node_modules/@mariozechner/pi-coding-agent/dist/cli.js");
 
 /**
- * pi 0.73.1 on this Node by default. `CHAINPRESS_E2E_PI="<node> <cli.js>"` points the same
- * tests at another build by hand, e.g. pi 1.6.0 on a Node 22 (not part of `npm test`).
+ * How to start `build` (bench/lib/pi-builds.ts: its Node and its CLI). Without one: pi 0.73.1 on
+ * this Node, or `CHAINPRESS_E2E_PI="<node> <cli.js>"` by hand (e.g. with a preloaded timer).
  */
-export function piCommand(): [string, string[]] {
+export function piCommand(build?: PiBuild): [string, string[]] {
+  if (build) return [build.node, [build.cli]];
   const custom = process.env.CHAINPRESS_E2E_PI?.trim();
   if (!custom) return [process.execPath, [PI_CLI]];
   const [bin, ...args] = custom.split(/\s+/);
@@ -39,8 +41,8 @@ export interface PiRpc {
   close(timeoutMs?: number): Promise<number | null>;
 }
 
-export function startPiRpc(options: { cwd: string; env: NodeJS.ProcessEnv; args: string[] }): PiRpc {
-  const [bin, prefix] = piCommand();
+export function startPiRpc(options: { cwd: string; env: NodeJS.ProcessEnv; args: string[]; build?: PiBuild }): PiRpc {
+  const [bin, prefix] = piCommand(options.build);
   const child = spawn(bin, [...prefix, ...options.args, "--mode", "rpc"], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
   const events: RpcEvent[] = [];
   const listeners = new Set<() => void>();
