@@ -1,9 +1,10 @@
 /**
- * Issue 11 item 5, on the REAL pi 0.73.1 CLI (rpc mode, offline, chainpress loaded from dist/):
- * while pi has a session open, the extension's live-session lock makes the CLI keep its hands
- * off it: `compact` refuses the file unless --force, skips it with a note inside a folder, and
- * `stats` and `--dry-run` say "open in pi (pid N)". Once pi is gone (closed, or killed so the lock
- * stays behind) the lock is stale and the CLI goes ahead.
+ * Issue 11 item 5, on the REAL pi CLI of every supported build (bench/lib/pi-builds.ts; rpc
+ * mode, offline, chainpress loaded from dist/): while pi has a session open, the extension's
+ * live-session lock makes the CLI keep its hands off it: `compact` refuses the file unless
+ * --force, skips it with a note inside a folder, and `stats` and `--dry-run` say "open in pi
+ * (pid N)". Once pi is gone (closed, or killed so the lock stays behind) the lock is stale and
+ * the CLI goes ahead.
  */
 
 import fs from "node:fs";
@@ -14,6 +15,7 @@ import { runCli, settle } from "./helpers/cli-harness.js";
 import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
 import { startMockLlm } from "./helpers/pi-mock-llm.mjs";
+import { piBuild, PI_VERSIONS, type PiBuild } from "../bench/lib/pi-builds.js";
 import { startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
 
 let work: string;
@@ -25,7 +27,6 @@ beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-live-"));
   mock = await startMockLlm({ script: () => ({ text: "ok" }) });
   writeAgentDir(path.join(work, "agent"), mock.baseUrl);
-  fs.mkdirSync(path.join(work, "proj"));
 }, 180_000);
 
 afterAll(async () => {
@@ -34,15 +35,21 @@ afterAll(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-const start = (extra: string[] = []) => startPiRpc({ cwd: path.join(work, "proj"), env: piEnv(path.join(work, "agent"), work), args: ["-e", EXTENSION_ENTRY, ...extra] });
+/** Each build in a project folder of its own, so its sessions folder holds its sessions only. */
+function start(build: PiBuild, extra: string[] = []): PiRpc {
+  const cwd = path.join(work, `proj-${build.version}`);
+  fs.mkdirSync(cwd, { recursive: true });
+  return startPiRpc({ build, cwd, env: piEnv(path.join(work, "agent"), work), args: ["-e", EXTENSION_ENTRY, ...extra] });
+}
 
 function lockOwner(sessionFile: string): { pid: number } {
   return JSON.parse(fs.readFileSync(`${sessionFile}.chainpress.live`, "utf8")) as { pid: number };
 }
 
-describe("the live-session lock on a real pi", () => {
+describe.each(PI_VERSIONS)("the live-session lock on a real pi %s", (version) => {
   it("the CLI refuses, skips or notes a session open in pi, and goes ahead once pi is gone", async () => {
-    pi = start();
+    const build = piBuild(version);
+    pi = start(build);
     await pi.prompt("hello");
     const sessionFile = ((await pi.send({ type: "get_state" })).data as { sessionFile: string }).sessionFile;
     const { pid } = lockOwner(sessionFile);
@@ -76,7 +83,7 @@ describe("the live-session lock on a real pi", () => {
     expect(fs.existsSync(`${sessionFile}.chainpress.live`)).toBe(false);
 
     // A killed pi leaves its lock behind, stale as soon as the process is gone.
-    pi = start(["--session", sessionFile]);
+    pi = start(build, ["--session", sessionFile]);
     await pi.prompt("again");
     const second = lockOwner(sessionFile).pid;
     process.kill(second, "SIGKILL");

@@ -1,19 +1,21 @@
 /**
- * The install paths the README gives (issue 12 item 2), on the REAL pi 0.73.1 CLI: `pi install
- * <checkout>` then a plain `pi`, an unbuilt checkout failing loudly, and `npm pack` building
- * dist/ through the `prepare` script. Packing and building happen in a temporary copy, so the
- * checkout's dist/ (which other test files run) is never rewritten under them.
+ * The install paths the README gives (issue 12 item 2), on the REAL pi CLI of every supported
+ * build (bench/lib/pi-builds.ts): `pi install <checkout>` then a plain `pi`, and an unbuilt
+ * checkout failing loudly. Once, with no pi involved: `npm pack` building dist/ through the
+ * `prepare` script. Packing and building happen in a temporary copy, so the checkout's dist/
+ * (which other test files run) is never rewritten under them.
  */
 
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./helpers/fixture-paths.js";
 import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { ensureBuilt } from "./helpers/pi-build.js";
 import { startMockLlm } from "./helpers/pi-mock-llm.mjs";
+import { piBuild, PI_VERSIONS, type PiBuild } from "../bench/lib/pi-builds.js";
 import { piCommand, startPiRpc } from "../bench/lib/pi-rpc.js";
 
 const dirs: string[] = [];
@@ -36,13 +38,18 @@ function cloneForBuild(withModules: boolean): string {
   return dir;
 }
 
-function runPi(args: string[], cwd: string, env: NodeJS.ProcessEnv): { status: number | null; stderr: string; stdout: string } {
-  const [bin, prefix] = piCommand();
+function runPi(build: PiBuild, args: string[], cwd: string, env: NodeJS.ProcessEnv): { status: number | null; stderr: string; stdout: string } {
+  const [bin, prefix] = piCommand(build);
   const result = spawnSync(bin, [...prefix, ...args], { cwd, env, encoding: "utf8", input: "", timeout: 60_000 });
   return { status: result.status, stderr: result.stderr, stdout: result.stdout };
 }
 
-describe("installing chainpress into pi", () => {
+describe.each(PI_VERSIONS)("installing chainpress into pi %s", (version) => {
+  let build: PiBuild;
+  beforeAll(() => {
+    build = piBuild(version);
+  });
+
   it("`pi install <checkout>` registers the package; a plain `pi` then has /pruner", async () => {
     ensureBuilt();
     const work = tempDir("chainpress-install-");
@@ -51,11 +58,11 @@ describe("installing chainpress into pi", () => {
       writeAgentDir(path.join(work, "agent"), mock.baseUrl);
       fs.mkdirSync(path.join(work, "proj"));
       const env = piEnv(path.join(work, "agent"), work);
-      const installed = runPi(["install", REPO_ROOT], path.join(work, "proj"), env);
+      const installed = runPi(build, ["install", REPO_ROOT], path.join(work, "proj"), env);
       expect(installed.status, installed.stderr).toBe(0);
       const settings = JSON.parse(fs.readFileSync(path.join(work, "agent", "settings.json"), "utf8")) as { packages?: string[] };
       expect(settings.packages).toHaveLength(1);
-      const pi = startPiRpc({ cwd: path.join(work, "proj"), env, args: [] });
+      const pi = startPiRpc({ build, cwd: path.join(work, "proj"), env, args: [] });
       try {
         const commands = (await pi.send({ type: "get_commands" })).data as { commands: Array<{ name: string; source: string }> };
         expect(commands.commands).toContainEqual(expect.objectContaining({ name: "pruner", source: "extension" }));
@@ -74,7 +81,7 @@ describe("installing chainpress into pi", () => {
     fs.copyFileSync(path.join(REPO_ROOT, "extension.js"), path.join(pkg, "extension.js"));
     const work = tempDir("chainpress-unbuilt-work-");
     writeAgentDir(path.join(work, "agent"), "http://127.0.0.1:9/v1");
-    const result = runPi(["-e", pkg, "--mode", "rpc"], work, piEnv(path.join(work, "agent"), work));
+    const result = runPi(build, ["-e", pkg, "--mode", "rpc"], work, piEnv(path.join(work, "agent"), work));
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(`chainpress is not built: ${path.join(pkg, "dist", "src", "extension", "index.js")} is missing`);
   }, 60_000);

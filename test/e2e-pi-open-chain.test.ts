@@ -1,9 +1,10 @@
 /**
- * Issue 13 end to end on the REAL pi 0.73.1 (rpc mode, offline) with chainpress loaded from
- * dist/: ONE prompt, a scripted run of 64 `read` calls (~1,000 tokens each) that never closes
- * until the end. The open-chain step archives the older outputs as the run goes, so the tool
- * output the model is sent stays bounded instead of growing with every call; then the model
- * asks context_tree_query for the first archived output and gets its bytes back.
+ * Issue 13 end to end on the REAL pi (rpc mode, offline), once per supported build (pi 0.73.1
+ * and pi 1.6.0, bench/lib/pi-builds.ts), with chainpress loaded from dist/: ONE prompt, a
+ * scripted run of 64 `read` calls (~1,000 tokens each) that never closes until the end. The
+ * open-chain step archives the older outputs as the run goes, so the tool output the model is
+ * sent stays bounded instead of growing with every call; then the model asks
+ * context_tree_query for the first archived output and gets its bytes back.
  */
 
 import fs from "node:fs";
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
 import { contentText, lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
+import { piBuild, PI_VERSIONS } from "../bench/lib/pi-builds.js";
 import { startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
 
 type OpenAiMessage = { role: string; content: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string; function: { name: string } }> };
@@ -58,7 +60,7 @@ function toolTokens(messages: OpenAiMessage[]): { raw: number; stubs: number; st
   return { raw, stubs, stubCount };
 }
 
-describe("open chains on a real pi 0.73.1: one prompt, 64 tool calls", () => {
+describe.each(PI_VERSIONS)("open chains on a real pi %s: one prompt, 64 tool calls", (version) => {
   let work: string;
   let mock: Awaited<ReturnType<typeof startMockLlm>>;
   let pi: PiRpc | undefined;
@@ -66,15 +68,18 @@ describe("open chains on a real pi 0.73.1: one prompt, 64 tool calls", () => {
   const requests = () => mock.requests as LoggedRequest[];
 
   beforeAll(async () => {
+    const build = piBuild(version);
     ensureBuilt();
     work = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-e2e-open-"));
-    // A real model takes seconds per call; 150 ms is enough for pi's queued turn_end to be handled.
+    // A real model takes seconds per call; 150 ms is enough for the step that pi's turn_end
+    // schedules to finish. chainpress does not make pi wait for it (not even pi 1.6, whose
+    // turn_end handlers run before the next request): with no delay the stubs come late.
     mock = await startMockLlm({ script, logFile: path.join(work, "requests.jsonl"), delayMs: 150 });
     writeAgentDir(path.join(work, "agent"), mock.baseUrl, { openChains: OPEN_CHAINS });
     const proj = path.join(work, "proj");
     fs.mkdirSync(proj);
     for (let i = 0; i < CALLS; i++) fs.writeFileSync(path.join(proj, fileName(i)), fileText(i));
-    pi = startPiRpc({ cwd: proj, env: piEnv(path.join(work, "agent"), work), args: ["-e", EXTENSION_ENTRY] });
+    pi = startPiRpc({ build, cwd: proj, env: piEnv(path.join(work, "agent"), work), args: ["-e", EXTENSION_ENTRY] });
     await pi.prompt("long run: read every file");
     sessionFile = ((await pi.send({ type: "get_state" })).data as { sessionFile: string }).sessionFile;
     const problems = pi.events.filter((e) => e.type === "extension_error" || (e.type === "extension_ui_request" && e.notifyType !== undefined && e.notifyType !== "info"));
@@ -101,7 +106,7 @@ describe("open chains on a real pi 0.73.1: one prompt, 64 tool calls", () => {
     const last = sizes[CALLS]!;
     const unarchived = CALLS * output;
     console.log(`raw tool tokens per request: ${sizes.map((s) => s.raw).join(" ")}`);
-    console.log(`open-chain e2e: per-output ~${output} tokens; raw tool output sent at call ${CALLS}: ${last.raw} tokens + ${last.stubCount} stubs (${last.stubs} tokens) vs ${unarchived} tokens unarchived; worst request ${worst} tokens; bound ${bound}`);
+    console.log(`open-chain e2e on pi ${version}: per-output ~${output} tokens; raw tool output sent at call ${CALLS}: ${last.raw} tokens + ${last.stubCount} stubs (${last.stubs} tokens) vs ${unarchived} tokens unarchived; worst request ${worst} tokens; bound ${bound}`);
     expect(worst).toBeLessThanOrEqual(bound);
     expect(last.stubCount).toBeGreaterThan(CALLS - OPEN_CHAINS.keepRecent - 12);
     expect(last.raw + last.stubs).toBeLessThan(unarchived / 2);

@@ -1,5 +1,6 @@
 /**
- * End to end on the REAL pi 0.73.1 CLI (rpc mode, offline) with chainpress loaded from dist/,
+ * End to end on the REAL pi CLI (rpc mode, offline), once per supported build (pi 0.73.1 on
+ * Node 20 and pi 1.6.0 on Node 22, bench/lib/pi-builds.ts), with chainpress loaded from dist/,
  * against a scripted OpenAI-compatible model on 127.0.0.1. Nine closed chains of `read`/`bash`
  * calls on a scratch folder; the model's request log and the session file are the oracles.
  *
@@ -27,6 +28,8 @@ import { writeAgentDir, piEnv } from "../bench/lib/pi-agent-dir.js";
 import { defaultWorkersFor } from "../src/core/settings.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
 import { contentText, lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
+import { piContext } from "./helpers/pi-loader.js";
+import { piBuild, PI_VERSIONS, type PiBuild } from "../bench/lib/pi-builds.js";
 import { piCommand, startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
 
 type Step = { text?: string; toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }> };
@@ -113,7 +116,8 @@ const problems = (pi: PiRpc) =>
 const compressedBlocks = (messages: OpenAiMessage[]) =>
   messages.map((m) => contentText(m.content)).filter((t) => t.startsWith("<compressed-chain")).map((t) => /id="(b\d+)"/.exec(t)![1]!);
 
-describe("chainpress on a real pi 0.73.1 (rpc mode, offline)", () => {
+describe.each(PI_VERSIONS)("chainpress on a real pi %s (rpc mode, offline)", (version) => {
+  let build: PiBuild;
   let work: string;
   let mock: Awaited<ReturnType<typeof startMockLlm>>;
   let pi: PiRpc | undefined;
@@ -122,6 +126,7 @@ describe("chainpress on a real pi 0.73.1 (rpc mode, offline)", () => {
   const requests = () => mock.requests as LoggedRequest[];
 
   beforeAll(async () => {
+    build = piBuild(version);
     ensureBuilt();
     work = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-e2e-"));
     mock = await startMockLlm({ script, logFile: path.join(work, "requests.jsonl") });
@@ -136,7 +141,7 @@ describe("chainpress on a real pi 0.73.1 (rpc mode, offline)", () => {
   });
 
   const start = (extra: string[] = []) =>
-    startPiRpc({ cwd: path.join(work, "proj"), env: piEnv(path.join(work, "agent"), work), args: ["-e", EXTENSION_ENTRY, ...extra] });
+    startPiRpc({ build, cwd: path.join(work, "proj"), env: piEnv(path.join(work, "agent"), work), args: ["-e", EXTENSION_ENTRY, ...extra] });
 
   /** A prompt, then `/pruner status`: it queues behind the live flush, so the flush has finished. */
   async function chain(prompt: string): Promise<string> {
@@ -235,6 +240,18 @@ describe("chainpress on a real pi 0.73.1 (rpc mode, offline)", () => {
     expect(after.length).toBeGreaterThan(before.length);
     expect(after.slice(0, before.length).map((m) => JSON.stringify(m))).toEqual(before.map((m) => JSON.stringify(m)));
   });
+
+  it("pi's own loader still reads every message of the session file, in order, with chainpress's entries among them", async () => {
+    const entries = fs.readFileSync(sessionFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const messages = entries.filter((e) => e.type === "message").map(({ message: m }) => ({
+      role: m.role,
+      ...(m.role === "toolResult" ? { toolCallId: m.toolCallId } : {}),
+      ...(m.role === "assistant" ? { toolCallIds: m.content.filter((c: { type: string }) => c.type === "toolCall").map((c: { id: string }) => c.id) } : {}),
+      text: contentText(m.content),
+    }));
+    expect(messages.filter((m) => m.role === "user")).toHaveLength(11);
+    expect(await piContext(build, sessionFile)).toEqual(messages);
+  });
 });
 
 /** Chain 5's second request: the one that carries the context_tree_query result. */
@@ -242,14 +259,15 @@ function requestAfterQuery(requests: LoggedRequest[]): LoggedRequest {
   return requests.find((r) => lastUserTurn(r.request.messages).text.startsWith("chain 5") && lastUserTurn(r.request.messages).step === 1)!;
 }
 
-describe("chainpress as a pi package", () => {
+describe.each(PI_VERSIONS)("chainpress as a package of pi %s", (version) => {
   it("loads from the package folder through package.json's pi.extensions", async () => {
+    const build = piBuild(version);
     ensureBuilt();
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-e2e-pkg-"));
     const mock = await startMockLlm({ script: () => ({ text: "ok" }) });
     writeAgentDir(path.join(work, "agent"), mock.baseUrl);
     fs.mkdirSync(path.join(work, "proj"));
-    const pi = startPiRpc({ cwd: path.join(work, "proj"), env: piEnv(path.join(work, "agent"), work), args: ["-e", path.resolve(".")] });
+    const pi = startPiRpc({ build, cwd: path.join(work, "proj"), env: piEnv(path.join(work, "agent"), work), args: ["-e", path.resolve(".")] });
     try {
       const commands = (await pi.send({ type: "get_commands" })).data as { commands: Array<{ name: string; source: string }> };
       expect(commands.commands).toContainEqual(expect.objectContaining({ name: "pruner", source: "extension" }));
@@ -264,8 +282,9 @@ describe("chainpress as a pi package", () => {
   }, 60_000);
 });
 
-describe("chainpress in print mode", () => {
+describe.each(PI_VERSIONS)("chainpress in print mode on pi %s", (version) => {
   it("finishes the last flush before pi exits (session_shutdown waits for it)", async () => {
+    const build = piBuild(version);
     ensureBuilt();
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-e2e-print-"));
     const mock = await startMockLlm({
@@ -278,7 +297,7 @@ describe("chainpress in print mode", () => {
       writeAgentDir(path.join(work, "agent"), mock.baseUrl);
       fs.mkdirSync(path.join(work, "proj"));
       // Five prompts in one print-mode run: c1 is compressed after c4, c2 after c5, right before exit.
-      const [bin, prefix] = piCommand();
+      const [bin, prefix] = piCommand(build);
       const args = [...prefix, "-e", EXTENSION_ENTRY, "-p", "c1", "c2", "c3", "c4", "c5"];
       const result = await run(bin, args, path.join(work, "proj"), piEnv(path.join(work, "agent"), work));
       expect(result.code, result.stderr).toBe(0);
