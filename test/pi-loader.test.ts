@@ -25,8 +25,10 @@ describe("pi's own loader, per build, on the real sessions in fixtures/", () => 
 
   beforeAll(async () => {
     digests = FIXTURES.map(digest);
-    // One child per build for all four files (pi's modules load once); the builds in parallel.
-    const all = await Promise.all(PI_VERSIONS.map((version) => piContexts(version, FIXTURES)));
+    // Every build checked before any child starts (a missing one fails here, leaving nothing
+    // running); then one child per build for all four files, the builds in parallel.
+    const builds = PI_VERSIONS.map(piBuild);
+    const all = await Promise.all(builds.map((build) => piContexts(build, FIXTURES)));
     PI_VERSIONS.forEach((version, i) => contexts.set(version, all[i]!));
   }, 120_000);
 
