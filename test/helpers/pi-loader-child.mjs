@@ -30,15 +30,18 @@ function reduce(message) {
   return out;
 }
 
-const [entry, scratch, ...files] = process.argv.slice(2);
+const [entry, scratch, ...rest] = process.argv.slice(2);
+// "--in-place": open the files themselves, so pi migrates them where they are (migrateWithPi).
+const inPlace = rest[0] === "--in-place";
+const files = inPlace ? rest.slice(1) : rest;
 const { SessionManager } = await import(pathToFileURL(entry).href);
 const results = [];
 for (const [i, file] of files.entries()) {
   const dir = path.join(scratch, String(i));
   fs.mkdirSync(dir, { recursive: true });
-  const copy = path.join(dir, path.basename(file));
-  fs.copyFileSync(file, copy);
-  const manager = SessionManager.open(copy, dir);
+  const copy = inPlace ? file : path.join(dir, path.basename(file));
+  if (!inPlace) fs.copyFileSync(file, copy);
+  const manager = SessionManager.open(copy, inPlace ? path.dirname(file) : dir);
   results.push(manager.buildSessionContext().messages.map(reduce));
 }
 process.stdout.write(JSON.stringify(results));

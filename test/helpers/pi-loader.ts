@@ -45,6 +45,18 @@ export async function piContext(build: PiBuild | string, file: string): Promise<
 
 /** The same for several files, in one child process (pi's modules load once). */
 export async function piContexts(build: PiBuild | string, files: string[]): Promise<PiContextMessage[][]> {
+  return loaderRun(build, files, false);
+}
+
+/**
+ * Opens the files themselves with `build`'s loader, so pi migrates an old file in place, as it
+ * would on a user's machine (it drops lines it cannot parse). Returns their contexts.
+ */
+export async function migrateWithPi(build: PiBuild | string, files: string[]): Promise<PiContextMessage[][]> {
+  return loaderRun(build, files, true);
+}
+
+async function loaderRun(build: PiBuild | string, files: string[], inPlace: boolean): Promise<PiContextMessage[][]> {
   const resolved = typeof build === "string" ? piBuild(build) : build;
   const absolute = files.map((file) => path.resolve(file));
   for (const file of absolute) if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new Error(`no session file ${file}`);
@@ -52,7 +64,7 @@ export async function piContexts(build: PiBuild | string, files: string[]): Prom
   try {
     // A home and agent folder of its own: nothing of the user's pi configuration is read or written.
     const env = { PATH: process.env.PATH, HOME: scratch, PI_CODING_AGENT_DIR: path.join(scratch, "agent"), PI_OFFLINE: "1" };
-    const { code, stdout, stderr } = await run(resolved.node, [CHILD, packageEntry(resolved), scratch, ...absolute], env);
+    const { code, stdout, stderr } = await run(resolved.node, [CHILD, packageEntry(resolved), scratch, ...(inPlace ? ["--in-place"] : []), ...absolute], env);
     if (code !== 0) throw new Error(`${resolved.label}'s loader failed (exit ${code}) on ${absolute.join(", ")}:\n${stderr}`);
     return JSON.parse(stdout) as PiContextMessage[][];
   } finally {
