@@ -95,8 +95,11 @@ export const OMITTED_OUTPUT_TEXT = "[This output was omitted from the context by
  * changed or omitted its tool result (an edit may be a redaction), else undefined (the archive's).
  */
 export function editedRecordText(record: Pick<ToolCallRecord, "toolCallId" | "resultTimestamp">, outputs: ReadonlyMap<string, EditedOutput>): string | undefined {
-  if (outputs.size === 0) return undefined;
-  const edited = outputs.get(occurrenceKey(record.toolCallId, record.resultTimestamp));
-  if (edited === undefined) return undefined;
-  return edited.text ?? OMITTED_OUTPUT_TEXT;
+  const edited = editedOutputOf(record, outputs);
+  return edited === undefined ? undefined : (edited.text ?? OMITTED_OUTPUT_TEXT);
+}
+
+/** The edit of an archived record's output, when an edit on the branch changed or omitted it. */
+export function editedOutputOf(record: Pick<ToolCallRecord, "toolCallId" | "resultTimestamp">, outputs: ReadonlyMap<string, EditedOutput>): EditedOutput | undefined {
+  return outputs.size === 0 ? undefined : outputs.get(occurrenceKey(record.toolCallId, record.resultTimestamp));
 }

@@ -109,10 +109,16 @@ export function truncateHead(text: string, maxLines = QUERY_MAX_LINES, maxBytes 
   return { text: lines.slice(0, shown).join("\n"), truncated: true, shownLines: shown, totalLines };
 }
 
-/** The body as the model reads it: truncated, with pi's note when anything was cut. */
-export function truncatedBody(body: string): string {
+/**
+ * The body as the model reads it: truncated, with pi's note when anything was cut, which says
+ * what to pass for the next page of `ref` (core/output-pages.ts). The first page is the text up
+ * to and with the "\n" before the note.
+ */
+export function truncatedBody(body: string, ref?: string): string {
   const cut = truncateHead(body);
-  return cut.truncated ? `${cut.text}\n[Output truncated: ${cut.shownLines}/${cut.totalLines} lines shown]` : cut.text;
+  if (!cut.truncated) return cut.text;
+  const next = ref === undefined ? "" : `; next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${cut.shownLines + 1}"}`;
+  return `${cut.text}\n[Output truncated: ${cut.shownLines}/${cut.totalLines} lines shown${next}]`;
 }
 
 /** What to show for a spilled record whose file could not be read. */
@@ -152,7 +158,7 @@ function matchBlock(match: QueryMatch, body: string, problem: string | undefined
     statusLine(match.record, problem),
     turnLine(match.record, context),
   );
-  return `${header.join("\n")}\n\n${truncatedBody(body)}`;
+  return `${header.join("\n")}\n\n${truncatedBody(body, match.label)}`;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * The `context_tree_query` tool (reference §7): the model names archived outputs by short ref
  * (`t12`), bare tool-call id or occurrence key (`id@ts`) and gets the original bytes back, from
- * the archive record or its verified spill file. An unknown ref is an error, thrown as pi-agent-core
- * expects, so the model sees a failed call instead of an empty success.
+ * the archive record or its verified spill file; reads one page of an output with `offset`; or
+ * finds outputs with `search` (core/query-request.ts). An unknown ref or a bad request is an
+ * error, thrown as pi-agent-core expects, so the model sees a failed call instead of an empty success.
  */
 
 import type { AgentToolResult, ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -13,30 +14,71 @@ import { loadHasher } from "../core/digest.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, queryDetails, unavailableSpillBody, type QueryMatch } from "../core/query.js";
+import { formatOffset, pageOf, pageText, type PagePlace } from "../core/output-pages.js";
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, parseQueryRequest, type QueryRequest } from "../core/query-request.js";
+import { searchJson, searchText } from "../core/search-report.js";
 import { resolveRecordBody } from "../io/read-spill.js";
+import { readArchivedOutput } from "../main/archived-output.js";
+import { searchArchive } from "../main/search-archive.js";
 import type { Chainpress } from "./runtime.js";
 import { blobDirOf } from "./state-holder.js";
 
 export const queryParameters = Type.Object({
-  toolCallIds: Type.Array(Type.String(), {
-    minItems: 1,
-    description: "Refs of archived outputs: short refs like t12 (from <compressed-chain> tools=\"...\" or stubs), tool-call ids, or id@timestamp",
-  }),
+  toolCallIds: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "Refs of archived outputs to read: short refs like t12 (from <compressed-chain> maps and stubs), tool-call ids, or id@timestamp",
+    }),
+  ),
+  offset: Type.Optional(
+    Type.Union([Type.String(), Type.Number()], {
+      description: 'With one ref: the page to read, from a 1-based line ("2001"), or "L:C" for character C of a line too long for one page; each page\'s last line says what to pass next',
+    }),
+  ),
+  search: Type.Optional(Type.String({ description: "Instead of refs: text to find in every archived output and its call's args (literal, case-insensitive)" })),
+  regex: Type.Optional(Type.Boolean({ description: "search is a JavaScript regular expression" })),
+  caseSensitive: Type.Optional(Type.Boolean({ description: "match case in search" })),
+  toolNames: Type.Optional(Type.Array(Type.String(), { description: "search only calls of these tools" })),
+  blockId: Type.Optional(Type.String({ description: 'search only one compressed chain, e.g. "b3"' })),
+  limit: Type.Optional(Type.Number({ description: `most hits to return, best first (default ${DEFAULT_SEARCH_LIMIT}, at most ${MAX_SEARCH_LIMIT})` })),
 });
 
-export type QueryDetails = { results: Record<string, ToolCallRecord> };
+export type QueryDetails = { results: Record<string, ToolCallRecord> } | { search: object } | { page: { ref: string; next: string | null } };
 
 export function registerQueryTool(runtime: Chainpress, pi: ExtensionAPI): void {
   pi.registerTool({
     name: QUERY_TOOL_NAME,
     label: "Query Original Tool History",
     description:
-      "Retrieve the original, full output of tool calls whose output was compressed or archived (compressed chains, stubs, spilled outputs). Pass the refs shown in the compressed context.",
-    promptSnippet: "retrieve the full original output of compressed or archived tool calls by ref (tN), tool-call id or id@timestamp",
+      "The archive of outputs chainpress took out of the context (compressed chains, stubs, spilled outputs). Read outputs by ref (toolCallIds, as the maps and stubs show them), one page at a time with offset, or find them with search.",
+    promptSnippet: "find archived tool outputs (search) and read them whole or page by page (toolCallIds, offset)",
     parameters: queryParameters,
-    execute: async (_toolCallId, params, _signal, _onUpdate, ctx) =>
-      queryArchive(runtime.holder.state, params.toolCallIds, ctx ? blobDirOf(ctx.sessionManager) : undefined, ctx ? runtime.holder.edits.editedOutputs(ctx.sessionManager) : undefined),
+    execute: async (_toolCallId, params, _signal, _onUpdate, ctx) => {
+      const request = parseQueryRequest(params);
+      if (typeof request === "string") throw new Error(request);
+      const scope = { state: runtime.holder.state, blobDir: ctx ? blobDirOf(ctx.sessionManager) : undefined, edited: ctx ? runtime.holder.edits.editedOutputs(ctx.sessionManager) : new Map<string, EditedOutput>() };
+      if (request.kind === "refs") return queryArchive(scope.state, request.refs, scope.blobDir, scope.edited);
+      if (request.kind === "page") return queryPage(scope.state, request.ref, request.from, scope.blobDir, scope.edited);
+      return querySearch(runtime, scope, request);
+    },
   });
+}
+
+/** One page of one output (core/output-pages.ts); throws for a ref that names none or several, or an offset past the end. */
+export async function queryPage(state: PruneState, ref: string, from: PagePlace, blobDir: string | undefined, edited: ReadonlyMap<string, EditedOutput>): Promise<AgentToolResult<QueryDetails>> {
+  const read = await readArchivedOutput(state, ref, edited, blobDir);
+  if (!read.ok) throw new Error(read.message);
+  const page = pageOf(read.text, from);
+  if (typeof page === "string") throw new Error(`${read.match.label}: ${page}`);
+  return { content: [{ type: "text", text: pageText(read.match.label, page) }], details: { page: { ref: read.match.label, next: page.next === null ? null : formatOffset(page.next) } } };
+}
+
+/** A search of the archive on the worker pool, within its deadline. */
+async function querySearch(runtime: Chainpress, scope: { state: PruneState; blobDir: string | undefined; edited: ReadonlyMap<string, EditedOutput> }, request: Extract<QueryRequest, { kind: "search" }>): Promise<AgentToolResult<QueryDetails>> {
+  const findings = await searchArchive(
+    { state: scope.state, editedOutputs: scope.edited, runner: runtime.runner.get(), ...(scope.blobDir === undefined ? {} : { blobDir: scope.blobDir }) },
+    { pattern: request.pattern, limit: request.limit, ...(request.toolNames ? { toolNames: request.toolNames } : {}), ...(request.blockId ? { blockId: request.blockId } : {}) },
+  );
+  return { content: [{ type: "text", text: searchText(request.pattern, findings) }], details: { search: searchJson(findings) } };
 }
 
 /** The tool's result for a list of refs; throws when any ref is unknown. An output a context edit changed is returned as edited. */

@@ -6,6 +6,7 @@
 import { startPool } from "./pool-runner.js";
 import type { ChainRunner, RunnerOptions } from "./runner-contract.js";
 import { Slots } from "./task-slots.js";
+import type { SearchTask, SearchTaskResult } from "../workers/search-task.js";
 
 export { taskDeadlineMs, type ChainRunner, type RunnerOptions, type TaskStart } from "./runner-contract.js";
 
@@ -38,6 +39,17 @@ function inlineRunner(): ChainRunner {
         const [, { scanShard }] = await workerModules();
         return scanShard(task);
       }),
+    search: searchOnOwnThread,
     close: async () => undefined,
   };
+}
+
+/** An inline runner's search still runs off the calling thread: on a one-thread pool of its own, for this search only. */
+async function searchOnOwnThread(task: SearchTask, deadlineMs: number): Promise<SearchTaskResult> {
+  const pool = startPool(1);
+  try {
+    return await pool.search(task, deadlineMs);
+  } finally {
+    await pool.close();
+  }
 }

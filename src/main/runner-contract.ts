@@ -2,6 +2,7 @@
 
 import type { ChainTask, ChainTaskResult } from "../workers/chain-task.js";
 import type { ShardScan, ShardTask } from "../workers/scan-task.js";
+import type { SearchTask, SearchTaskResult } from "../workers/search-task.js";
 
 export interface ChainRunner {
   /** Worker threads in the pool; 0 = inline on the calling thread. */
@@ -14,6 +15,11 @@ export interface ChainRunner {
   run(task: ChainTask, onStart?: () => TaskStart): Promise<ChainTaskResult>;
   /** Reads and parses one shard of a session file (main/scan-session.ts). */
   scan(task: ShardTask): Promise<ShardScan>;
+  /**
+   * Searches archived outputs on a worker thread, always: an inline runner starts a thread for it.
+   * Past `deadlineMs` the thread is stopped and the promise rejects with SearchDeadlineError.
+   */
+  search(task: SearchTask, deadlineMs: number): Promise<SearchTaskResult>;
   close(): Promise<void>;
 }
 
@@ -37,4 +43,12 @@ export interface RunnerOptions {
  */
 export function taskDeadlineMs(bytes: number): number {
   return 120_000 + Math.ceil(bytes / 100_000) * 1_000;
+}
+
+/** A search's worker ran past its deadline and was stopped (a regular expression that backtracks, say). */
+export class SearchDeadlineError extends Error {
+  override readonly name = "SearchDeadlineError";
+  constructor(readonly deadlineMs: number) {
+    super(`the search took longer than ${Math.round(deadlineMs / 1000)} s and was stopped (a regular expression that backtracks without end? make it simpler or use a literal search)`);
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * piscina worker entry: one default export taking either a ChainTask or a ShardTask (named
+ * piscina worker entry: one default export taking a ChainTask, a ShardTask or a SearchTask (named
  * handlers would load this module a second time: one entry point, one load). Bundled as CommonJS
  * (scripts/bundle.mjs), which piscina's require() loads natively. Kept apart from the pool so the
  * pool never imports worker internals.
@@ -12,13 +12,15 @@ import type { ChainTask, ChainTaskResult } from "./chain-task.js";
 import { runChainTask } from "./run-chain-task.js";
 import { scanShardInto } from "./scan-shard.js";
 import type { ShardTask } from "./scan-task.js";
+import { isSearchTask, runSearchTask, type SearchTask, type SearchTaskResult } from "./search-task.js";
 import { ShardPacker, wireTransferList, type ShardScanWire } from "./shard-codec.js";
 import { workerLoaded } from "./worker-loaded.js";
 
 // Once per thread, when piscina loads this module into it.
 lowerThisThreadsPriority();
 
-export default async function runWorkerTask(task: ChainTask | ShardTask): Promise<ChainTaskResult | ShardScanWire> {
+export default async function runWorkerTask(task: ChainTask | ShardTask | SearchTask): Promise<ChainTaskResult | ShardScanWire | SearchTaskResult> {
+  if (isSearchTask(task)) return runSearchTask(task);
   if (!("kind" in task) || task.kind !== "scan-shard") {
     const result = await runChainTask(task as ChainTask);
     // The index entry's bytes (about a megabyte per 1M-character chain) are the task's own buffer

@@ -1,26 +1,78 @@
-/** `chainpress query <session> <ref…>`: the command line; the work is in actions/query.ts. */
+/** `chainpress query <session> <ref…>`: the command line; the work is in actions/query.ts and actions/query-find.ts. */
 
 import type { Command } from "commander";
+import { parseQueryRequest } from "../../core/query-request.js";
+import { UsageError } from "../errors.js";
+import { integerParser } from "../options.js";
 import type { CliIo } from "../output.js";
 import type { ExitState } from "../run-cli.js";
 
 const HELP_AFTER = `
 A ref is a short ref (t12), a tool-call id (every occurrence of it), or id@resultTimestamp.
 Without --raw the output is exactly what context_tree_query returns (bodies truncated to
-2000 lines / 50 KiB). With --raw only the full original outputs are printed, as their exact
-UTF-8 bytes; several outputs are separated by one NUL byte. --raw prints nothing if any
-ref fails.`;
+2000 lines / 50 KiB, with the offset of the next page). With --raw only the full original
+outputs are printed, as their exact UTF-8 bytes; several outputs are separated by one NUL
+byte. --raw prints nothing if any ref fails.
+
+Pages: chainpress query s.jsonl t12 --offset 2001 [--json] prints one page of one output, as
+context_tree_query with "offset" does: whole lines from a 1-based line, or L:C for character C
+of a line longer than a page. --json prints {"text", "next", ...}: text is the page exactly,
+next what to pass as --offset for the next page (null on the last). The pages, concatenated,
+are the output byte for byte.
+
+Search: chainpress query s.jsonl --search "npm test" [--regex] [--case-sensitive] [--tool bash]
+[--block b3] [--limit 10] [--json] finds archived outputs (and calls whose args match), best
+first, as context_tree_query with "search" does. --json prints {"hits":[{"ref", "toolCallId",
+"toolName", "target", "blockId", "chars", "matches", "lines", ...}], "total", ...}.`;
+
+interface QueryFlags {
+  raw?: boolean;
+  json?: boolean;
+  offset?: string;
+  search?: string;
+  regex?: boolean;
+  caseSensitive?: boolean;
+  tool?: string[];
+  block?: string;
+  limit?: number;
+}
 
 export function registerQuery(program: Command, io: CliIo, exit: ExitState): void {
   program
     .command("query")
-    .description("print archived original tool outputs, verifying spill files")
+    .description("print archived original tool outputs (spill files verified), one page of one, or a search of them all")
     .argument("<session>", "session file (*.jsonl)")
-    .argument("<refs...>", "tN short refs, tool-call ids, or id@resultTimestamp")
+    .argument("[refs...]", "tN short refs, tool-call ids, or id@resultTimestamp")
     .option("--raw", "print only the exact original output bytes (NUL-separated when several)")
+    .option("--offset <place>", "one page of one output, from this line (or L:C inside a long line)")
+    .option("--search <text>", "find archived outputs holding this text (literal, case-insensitive)")
+    .option("--regex", "--search is a JavaScript regular expression")
+    .option("--case-sensitive", "--search matches case")
+    .option("--tool <name...>", "search only calls of these tools")
+    .option("--block <bN>", "search only this compressed chain")
+    .option("--limit <n>", "most hits to print, best first (default 10, at most 50)", integerParser(1))
+    .option("--json", "print the page or the search as JSON")
     .addHelpText("after", HELP_AFTER)
-    .action(async (session: string, refs: string[], options: { raw?: boolean }) => {
-      const { runQuery } = await import("../actions/query.js");
-      exit.code = await runQuery(io, session, refs, options.raw === true);
+    .action(async (session: string, refs: string[], options: QueryFlags) => {
+      exit.code = await dispatch(io, session, refs, options);
     });
+}
+
+async function dispatch(io: CliIo, session: string, refs: string[], options: QueryFlags): Promise<number> {
+  const json = options.json === true;
+  const paged = options.offset !== undefined || (json && options.search === undefined);
+  const request = parseQueryRequest({
+    toolCallIds: refs,
+    ...(paged ? { offset: options.offset ?? "1" } : {}),
+    ...(options.search !== undefined ? { search: options.search, regex: options.regex === true, caseSensitive: options.caseSensitive === true } : {}),
+    ...(options.tool ? { toolNames: options.tool } : {}),
+    ...(options.block !== undefined ? { blockId: options.block } : {}),
+    ...(options.limit !== undefined ? { limit: options.limit } : {}),
+  });
+  if (typeof request === "string") throw new UsageError(request);
+  if (options.raw === true && request.kind !== "refs") throw new UsageError("--raw prints whole outputs by ref: it goes with neither --search, --offset nor --json");
+  if (request.kind === "search") return (await import("../actions/query-find.js")).runSearch(io, session, request, json);
+  if (request.kind === "page") return (await import("../actions/query-find.js")).runPage(io, session, request, json);
+  const { runQuery } = await import("../actions/query.js");
+  return runQuery(io, session, request.refs, options.raw === true);
 }

@@ -1,0 +1,55 @@
+/**
+ * `chainpress query --search` and `chainpress query <ref> --offset`: what context_tree_query's
+ * search and paging give the model, for scripts and tests. `--json` prints the hits (best first),
+ * or the page's exact text and the offset of the next page (null on the last).
+ */
+
+import { formatOffset, pageOf, pageText } from "../../core/output-pages.js";
+import type { QueryRequest } from "../../core/query-request.js";
+import { searchJson, searchText } from "../../core/search-report.js";
+import { readArchivedOutput } from "../../main/archived-output.js";
+import { createChainRunner } from "../../main/chain-runner.js";
+import { searchArchive } from "../../main/search-archive.js";
+import { defaultWorkers } from "../options.js";
+import { writeErr, writeOut, type CliIo } from "../output.js";
+import { loadForReading } from "../read-model.js";
+
+/** Threads a search uses: what the machine has, at most two (reading spill files is most of it). */
+const SEARCH_WORKERS = 2;
+
+export async function runSearch(io: CliIo, file: string, request: Extract<QueryRequest, { kind: "search" }>, json: boolean): Promise<number> {
+  const model = await loadForReading(file, io);
+  const runner = createChainRunner(Math.min(SEARCH_WORKERS, defaultWorkers()));
+  try {
+    const findings = await searchArchive(
+      { state: model.state, editedOutputs: model.editedOutputs, blobDir: model.blobDir, runner },
+      { pattern: request.pattern, limit: request.limit, ...(request.toolNames ? { toolNames: request.toolNames } : {}), ...(request.blockId ? { blockId: request.blockId } : {}) },
+    );
+    for (const unreadable of findings.unreadable) writeErr(io, `chainpress: warning: ${file}: ${unreadable.ref}: not searched: ${unreadable.detail}`);
+    await writeOut(io.stdout, `${json ? JSON.stringify(searchJson(findings)) : searchText(request.pattern, findings)}\n`);
+    return 0;
+  } finally {
+    await runner.close();
+  }
+}
+
+export async function runPage(io: CliIo, file: string, request: Extract<QueryRequest, { kind: "page" }>, json: boolean): Promise<number> {
+  const model = await loadForReading(file, io);
+  const read = await readArchivedOutput(model.state, request.ref, model.editedOutputs, model.blobDir);
+  if (!read.ok) {
+    writeErr(io, `chainpress: ${file}: ${read.message}`);
+    return 1;
+  }
+  const page = pageOf(read.text, request.from);
+  if (typeof page === "string") {
+    writeErr(io, `chainpress: ${file}: ${read.match.label}: ${page}`);
+    return 1;
+  }
+  const { record } = read.match;
+  const next = page.next === null ? null : formatOffset(page.next);
+  if (json) {
+    const fields = { ref: read.match.label, toolCallId: record.toolCallId, toolName: record.toolName, text: page.text, next, offset: formatOffset(page.from), lastLine: page.lastLine, totalLines: page.totalLines };
+    await writeOut(io.stdout, `${JSON.stringify(fields)}\n`);
+  } else await writeOut(io.stdout, `${pageText(read.match.label, page)}\n`);
+  return 0;
+}

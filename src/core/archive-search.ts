@@ -1,0 +1,166 @@
+/**
+ * Searching archived outputs: what a search asks (a literal, case-insensitive by default, or a
+ * regular expression), and what one archived output gives for it (its matches, scored, with a
+ * few matching lines and their numbers). Pure: the worker reads spill files and calls this; the
+ * main thread ranks and formats (core/search-report.ts).
+ */
+
+/** What the model or the command line asked for, checked. */
+export type SearchPattern = { kind: "literal"; text: string; caseSensitive: boolean } | { kind: "regex"; source: string; caseSensitive: boolean };
+
+/** One archived output to search: its output text and the args of its call. */
+export interface SearchDoc {
+  ref: string;
+  toolCallId: string;
+  toolName: string;
+  /** The call's target as the archive map names it (core/call-target.ts). */
+  target: string;
+  /** The compressed chain it belongs to; null for an open chain's archived output. */
+  blockId: string | null;
+  /** The call's args as JSON: a search for a path finds the calls on it. */
+  argsJson: string;
+  /** Position in the archive, oldest first: the tie-break of equal scores (newest first). */
+  order: number;
+}
+
+export interface SearchHit {
+  ref: string;
+  toolCallId: string;
+  toolName: string;
+  target: string;
+  blockId: string | null;
+  /** UTF-16 units of the output. */
+  chars: number;
+  /** Matches in the output (counting stops at MAX_COUNTED_MATCHES). */
+  matches: number;
+  /** The call's args match too. */
+  inArgs: boolean;
+  /** Some line of the output is exactly what was searched (a literal search). */
+  wholeLine: boolean;
+  /** The first matching lines, 1-based, each cut around its match. */
+  lines: Array<{ line: number; text: string }>;
+  score: number;
+  order: number;
+}
+
+/** Matching lines kept per hit. */
+export const LINES_PER_HIT = 3;
+/** A matching line is cut to about this many characters around its match. */
+export const LINE_EXCERPT_CHARS = 160;
+const MAX_COUNTED_MATCHES = 10_000;
+
+/** The search pattern, or a message saying what is wrong with it (an empty text, an invalid expression). */
+export function checkPattern(text: unknown, regex: boolean, caseSensitive = false): SearchPattern | string {
+  if (typeof text !== "string" || text.trim() === "") return "search text is empty: give the words or the expression to find";
+  if (!regex) return { kind: "literal", text, caseSensitive };
+  try {
+    new RegExp(text, caseSensitive ? "gm" : "gmi");
+  } catch (error) {
+    return `invalid regular expression ${JSON.stringify(text)}: ${(error as Error).message}`;
+  }
+  return { kind: "regex", source: text, caseSensitive };
+}
+
+/** Finds a pattern's matches in a text: start index and length of each, in order. */
+type Finder = (text: string) => Iterable<[number, number]>;
+
+function finderOf(pattern: SearchPattern): Finder {
+  if (pattern.kind === "regex") {
+    return function* (text) {
+      const re = new RegExp(pattern.source, pattern.caseSensitive ? "gm" : "gmi");
+      for (let match = re.exec(text); match !== null; match = re.exec(text)) {
+        yield [match.index, match[0].length];
+        // An empty match would match again at the same place.
+        if (match[0].length === 0) re.lastIndex++;
+      }
+    };
+  }
+  const needle = pattern.caseSensitive ? pattern.text : pattern.text.toLowerCase();
+  return function* (text) {
+    const hay = pattern.caseSensitive ? text : text.toLowerCase();
+    // toLowerCase keeps lengths for nearly all text; where it does not, indexes are only approximate for the excerpt.
+    for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + Math.max(1, needle.length))) yield [at, needle.length];
+  };
+}
+
+/** What `output` (with its call `doc`) gives for the pattern; undefined when nothing matches. */
+export function searchOutput(doc: SearchDoc, output: string, pattern: SearchPattern): SearchHit | undefined {
+  const find = finderOf(pattern);
+  const inArgs = first(find(doc.argsJson)) !== undefined || first(find(doc.target)) !== undefined;
+  const lines: Array<{ line: number; text: string }> = [];
+  let matches = 0;
+  let lineNumber = 1;
+  let counted = 0;
+  let lastLine = -1;
+  for (const [at, length] of find(output)) {
+    matches++;
+    if (lines.length < LINES_PER_HIT) {
+      lineNumber += countNewlines(output, counted, at);
+      counted = at;
+      if (lineNumber !== lastLine) {
+        lines.push({ line: lineNumber, text: excerpt(output, at, length) });
+        lastLine = lineNumber;
+      }
+    }
+    if (matches >= MAX_COUNTED_MATCHES) break;
+  }
+  if (matches === 0 && !inArgs) return undefined;
+  const wholeLine = pattern.kind === "literal" && hasWholeLine(output, pattern);
+  // Between equal case-insensitive finds, the one with the very text searched for goes first.
+  const exactCase = pattern.kind === "literal" && !pattern.caseSensitive && output.includes(pattern.text);
+  const hit = { ref: doc.ref, toolCallId: doc.toolCallId, toolName: doc.toolName, target: doc.target, blockId: doc.blockId, chars: output.length, matches, inArgs, wholeLine, lines, order: doc.order };
+  return { ...hit, score: scoreOf(hit, pattern) + (exactCase ? 500 : 0) };
+}
+
+/**
+ * Best first: an output holding the text as a whole line of its own, then calls whose args name
+ * it (a path), then by how often it occurs, denser outputs first. Deterministic: equal scores go
+ * newest first.
+ */
+function scoreOf(hit: Omit<SearchHit, "score">, pattern: SearchPattern): number {
+  const exactLine = hit.wholeLine ? 4_000 : 0;
+  const args = hit.inArgs ? 2_000 : 0;
+  const frequency = 100 * Math.log2(1 + hit.matches);
+  const density = hit.matches === 0 ? 0 : 50 * Math.min(1, (hit.matches * (pattern.kind === "literal" ? pattern.text.length : 1) * 50) / Math.max(1, hit.chars));
+  return Math.round(exactLine + args + frequency + density);
+}
+
+export function compareHits(a: SearchHit, b: SearchHit): number {
+  return b.score - a.score || b.order - a.order;
+}
+
+function first<T>(items: Iterable<T>): T | undefined {
+  for (const item of items) return item;
+  return undefined;
+}
+
+function countNewlines(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let at = text.indexOf("\n", from); at !== -1 && at < to; at = text.indexOf("\n", at + 1)) count++;
+  return count;
+}
+
+/** The line holding a match, cut to about LINE_EXCERPT_CHARS around it ("…" where cut). */
+function excerpt(text: string, at: number, length: number): string {
+  const start = text.lastIndexOf("\n", at - 1) + 1;
+  const newline = text.indexOf("\n", at);
+  const end = newline === -1 ? text.length : newline;
+  if (end - start <= LINE_EXCERPT_CHARS) return text.slice(start, end);
+  const from = Math.max(start, at - Math.floor((LINE_EXCERPT_CHARS - length) / 2));
+  const to = Math.min(end, from + Math.max(LINE_EXCERPT_CHARS, length));
+  return `${from > start ? "…" : ""}${text.slice(from, to)}${to < end ? "…" : ""}`;
+}
+
+/** Some line of the output, trimmed, equals the searched text (case as the search asks). */
+function hasWholeLine(output: string, pattern: Extract<SearchPattern, { kind: "literal" }>): boolean {
+  const needle = pattern.text.trim();
+  const hay = pattern.caseSensitive ? output : output.toLowerCase();
+  const wanted = pattern.caseSensitive ? needle : needle.toLowerCase();
+  for (let at = hay.indexOf(wanted); at !== -1; at = hay.indexOf(wanted, at + 1)) {
+    const start = hay.lastIndexOf("\n", at - 1) + 1;
+    const newline = hay.indexOf("\n", at);
+    const end = newline === -1 ? hay.length : newline;
+    if (hay.slice(start, end).trim() === wanted) return true;
+  }
+  return false;
+}

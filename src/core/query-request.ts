@@ -1,0 +1,62 @@
+/**
+ * What one context_tree_query call (or `chainpress query`) asks for, checked: whole outputs by
+ * ref, one page of one output, or a search. The three are exclusive; a call that mixes them, or
+ * gives a bad value, gets a message saying what to pass instead. Pure.
+ */
+
+import { checkPattern, type SearchPattern } from "./archive-search.js";
+import { parseOffset, type PagePlace } from "./output-pages.js";
+
+export type QueryRequest =
+  | { kind: "refs"; refs: string[] }
+  | { kind: "page"; ref: string; from: PagePlace }
+  | { kind: "search"; pattern: SearchPattern; toolNames?: string[]; blockId?: string; limit: number };
+
+/** The parameters as the tool and the command line take them. */
+export interface QueryParams {
+  toolCallIds?: unknown;
+  offset?: unknown;
+  search?: unknown;
+  regex?: unknown;
+  caseSensitive?: unknown;
+  toolNames?: unknown;
+  blockId?: unknown;
+  limit?: unknown;
+}
+
+export const DEFAULT_SEARCH_LIMIT = 10;
+export const MAX_SEARCH_LIMIT = 50;
+
+/** The request, or a message for the caller. */
+export function parseQueryRequest(params: QueryParams): QueryRequest | string {
+  const refs = Array.isArray(params.toolCallIds) ? params.toolCallIds : params.toolCallIds === undefined ? undefined : null;
+  if (refs === null || refs?.some((ref) => typeof ref !== "string" || ref === "")) return "toolCallIds must be a list of refs like [\"t12\"]";
+  if (params.search !== undefined) {
+    if (refs !== undefined && refs.length > 0) return "pass either search (to find outputs) or toolCallIds (to read them), not both";
+    return searchRequest(params);
+  }
+  if (refs === undefined || refs.length === 0) return 'pass toolCallIds (refs like ["t12"]) to read outputs, or search (text to find) to find them';
+  if (params.offset === undefined) return { kind: "refs", refs: refs as string[] };
+  if (refs.length !== 1) return "offset reads a page of one output: pass exactly one ref in toolCallIds";
+  const from = parseOffset(params.offset);
+  return typeof from === "string" ? from : { kind: "page", ref: refs[0] as string, from };
+}
+
+function searchRequest(params: QueryParams): QueryRequest | string {
+  if (params.regex !== undefined && typeof params.regex !== "boolean") return "regex must be true or false";
+  if (params.caseSensitive !== undefined && typeof params.caseSensitive !== "boolean") return "caseSensitive must be true or false";
+  const pattern = checkPattern(params.search, params.regex === true, params.caseSensitive === true);
+  if (typeof pattern === "string") return pattern;
+  const limit = params.limit ?? DEFAULT_SEARCH_LIMIT;
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) return `limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}`;
+  const request: Extract<QueryRequest, { kind: "search" }> = { kind: "search", pattern, limit };
+  if (params.toolNames !== undefined) {
+    if (!Array.isArray(params.toolNames) || !params.toolNames.every((name) => typeof name === "string")) return 'toolNames must be a list of tool names like ["bash"]';
+    request.toolNames = params.toolNames as string[];
+  }
+  if (params.blockId !== undefined) {
+    if (typeof params.blockId !== "string" || !/^b\d+$/.test(params.blockId)) return 'blockId must be a compressed chain\'s id like "b3"';
+    request.blockId = params.blockId;
+  }
+  return request;
+}

@@ -1,0 +1,126 @@
+/**
+ * A search of the whole archive, for context_tree_query and `chainpress query --search`: the
+ * archived records become search documents on this thread (metadata only), are sent to the
+ * worker pool in batches (so no archived byte is scanned here, and no one message is large), and
+ * the hits come back to be ranked. One deadline covers the whole search.
+ */
+
+import { callTarget } from "../core/call-target.js";
+import { compareHits, type SearchHit, type SearchPattern } from "../core/archive-search.js";
+import { editedOutputOf, type EditedOutput } from "../core/context-edits.js";
+import type { PruneState } from "../core/prune-state.js";
+import type { ToolCallRecord } from "../core/prune-types.js";
+import type { SearchSource, SearchTask, SearchTaskResult } from "../workers/search-task.js";
+import { pauseIfDue } from "./cooperative.js";
+import type { ChainRunner } from "./runner-contract.js";
+
+export interface SearchRequest {
+  pattern: SearchPattern;
+  /** Only calls of these tools (exact names). */
+  toolNames?: readonly string[];
+  /** Only the outputs of this compressed chain (`b3`). */
+  blockId?: string;
+  /** Hits returned at most, best first. */
+  limit: number;
+}
+
+export interface SearchOutcome {
+  /** The best `limit` hits, best first. */
+  hits: SearchHit[];
+  /** Hits found in all. */
+  total: number;
+  /** Archived outputs searched. */
+  searched: number;
+  /** Spilled outputs whose file could not be read. */
+  unreadable: SearchTaskResult["unreadable"];
+}
+
+export interface SearchScope {
+  state: PruneState;
+  /** Outputs a context edit changed: searched as edited, or not at all when omitted. */
+  editedOutputs: ReadonlyMap<string, EditedOutput>;
+  /** The session's blob folder as it is now (a moved session). */
+  blobDir?: string;
+  runner: ChainRunner;
+  /** The whole search's deadline (default SEARCH_DEADLINE_MS). */
+  deadlineMs?: number;
+}
+
+/** Long enough for a literal search of a very large archive on two cores; a runaway expression ends here. */
+export const SEARCH_DEADLINE_MS = 20_000;
+/** Inline output text sent in one task: its copy to the worker stays a short stall of this thread. */
+const BATCH_INLINE_CHARS = 2_000_000;
+/** Spilled outputs per task: the files of a large archive are read by every worker, not one. */
+const BATCH_SPILLED = 32;
+
+export async function searchArchive(scope: SearchScope, request: SearchRequest): Promise<SearchOutcome> {
+  const docs = await documentsOf(scope, request);
+  const deadline = scope.deadlineMs ?? SEARCH_DEADLINE_MS;
+  const tasks = batches(docs).map((batch) => scope.runner.search({ kind: "search-archive", pattern: request.pattern, docs: batch }, deadline));
+  const results = await Promise.all(tasks);
+  const hits = results.flatMap((result) => result.hits).sort(compareHits);
+  return { hits: hits.slice(0, request.limit), total: hits.length, searched: docs.length, unreadable: results.flatMap((result) => result.unreadable) };
+}
+
+type TaskDoc = SearchTask["docs"][number];
+
+/** The archive's records as search documents, oldest first; an omitted output is not searchable. */
+async function documentsOf(scope: SearchScope, request: SearchRequest): Promise<TaskDoc[]> {
+  const { state } = scope;
+  const blockOf = blocksByRef(state);
+  const tools = request.toolNames === undefined || request.toolNames.length === 0 ? undefined : new Set(request.toolNames);
+  const docs: TaskDoc[] = [];
+  let order = 0;
+  for (const [key, record] of state.records) {
+    if (docs.length % 512 === 0) await pauseIfDue();
+    const ref = state.displayRef(key);
+    const blockId = blockOf.get(ref) ?? null;
+    if (tools !== undefined && !tools.has(record.toolName)) continue;
+    if (request.blockId !== undefined && blockId !== request.blockId) continue;
+    const edited = editedOutputOf(record, scope.editedOutputs);
+    // What the projection omits is not there to be found.
+    if (edited?.text === null) continue;
+    const source = edited === undefined ? sourceOf(record, scope.blobDir) : inline(edited.text);
+    docs.push({ ref, toolCallId: record.toolCallId, toolName: record.toolName, target: callTarget(record.args), blockId, argsJson: JSON.stringify(record.args ?? null), order: order++, source });
+  }
+  return docs;
+}
+
+function inline(text: string): SearchSource {
+  return { kind: "inline", text };
+}
+
+function sourceOf(record: ToolCallRecord, blobDir: string | undefined): SearchSource {
+  if (!record.spillPath) return inline(record.resultText);
+  const { toolCallId, toolName, spillPath, spillBytes, spillDigest, contentHash } = record;
+  return { kind: "spill", record: { toolCallId, toolName, spillPath, spillBytes, spillDigest, contentHash }, ...(blobDir === undefined ? {} : { blobDir }) };
+}
+
+/** Each ref's compressed chain, from the chain entries' `toolRefs`. */
+function blocksByRef(state: PruneState): Map<string, string> {
+  const byRef = new Map<string, string>();
+  for (const entry of state.chains.values()) for (const ref of entry.toolRefs ?? []) byRef.set(ref, entry.blockId);
+  return byRef;
+}
+
+/** Documents in tasks of bounded inline text and spill count, in archive order. */
+function batches(docs: readonly TaskDoc[]): TaskDoc[][] {
+  const out: TaskDoc[][] = [];
+  let current: TaskDoc[] = [];
+  let chars = 0;
+  let spilled = 0;
+  for (const doc of docs) {
+    const size = doc.source.kind === "inline" ? doc.source.text.length : 0;
+    if (current.length > 0 && (chars + size > BATCH_INLINE_CHARS || spilled >= BATCH_SPILLED)) {
+      out.push(current);
+      current = [];
+      chars = 0;
+      spilled = 0;
+    }
+    current.push(doc);
+    chars += size;
+    if (doc.source.kind === "spill") spilled++;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}

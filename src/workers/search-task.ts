@@ -1,0 +1,53 @@
+/**
+ * The search task a worker runs: archived outputs, inline or spilled, searched for one pattern.
+ * Spill files are read as the query reads them (bounded, verified against their record); one that
+ * cannot be read is reported, not searched. The main thread ranks what comes back
+ * (main/search-archive.ts), so no archived byte is scanned on its thread.
+ */
+
+import { searchOutput, type SearchDoc, type SearchHit, type SearchPattern } from "../core/archive-search.js";
+import { loadHasher } from "../core/digest.js";
+import type { ToolCallRecord } from "../core/prune-types.js";
+import { readSpilledBody } from "../io/read-spill.js";
+
+/** Where a searched output's text is: here, or in its spill file. */
+export type SearchSource =
+  | { kind: "inline"; text: string }
+  | { kind: "spill"; record: Pick<ToolCallRecord, "toolCallId" | "toolName" | "spillPath" | "spillBytes" | "spillDigest" | "contentHash">; blobDir?: string };
+
+export interface SearchTask {
+  kind: "search-archive";
+  pattern: SearchPattern;
+  docs: Array<SearchDoc & { source: SearchSource }>;
+}
+
+export interface SearchTaskResult {
+  hits: SearchHit[];
+  /** Spilled outputs whose file could not be read, with why. */
+  unreadable: Array<{ ref: string; detail: string }>;
+}
+
+export function isSearchTask(task: unknown): task is SearchTask {
+  return typeof task === "object" && task !== null && (task as { kind?: unknown }).kind === "search-archive";
+}
+
+export async function runSearchTask(task: SearchTask): Promise<SearchTaskResult> {
+  const hasher = await loadHasher();
+  const hits: SearchHit[] = [];
+  const unreadable: SearchTaskResult["unreadable"] = [];
+  for (const { source, ...doc } of task.docs) {
+    let text: string;
+    if (source.kind === "inline") text = source.text;
+    else {
+      const read = await readSpilledBody(source.record as ToolCallRecord, hasher, source.blobDir);
+      if (!read.ok) {
+        unreadable.push({ ref: doc.ref, detail: read.detail });
+        continue;
+      }
+      text = read.text;
+    }
+    const hit = searchOutput(doc, text, task.pattern);
+    if (hit) hits.push(hit);
+  }
+  return { hits, unreadable };
+}
