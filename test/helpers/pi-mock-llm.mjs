@@ -3,8 +3,11 @@
 // file): the request log is the test oracle, it holds exactly what pi sent to the model.
 //
 // The script is a function `(request, log) => step`, called once per request, where a step is
-// `{ text?, thinking?, toolCalls?: [{ name, arguments, id? }] }`. Requests without `tools` are pi's
-// own summarisation calls (compaction, branch summary) and always get `summaryText`.
+// `{ text?, thinking?, toolCalls?: [{ name, arguments, id? }] }`, or `{ error: { status, body } }`:
+// that request is answered with HTTP `status` and `body` (an object is sent as JSON), as a
+// provider refuses a request (e.g. 400 with OpenAI's context_length_exceeded body, which pi
+// classifies as a context overflow). Requests without `tools` are pi's own summarisation calls
+// (compaction, branch summary) and always get `summaryText`.
 //
 // Runs in the test's own process (the test spawns pi asynchronously, so this server keeps
 // answering). Same approach as shared/reference/pi-harness/mock-llm.mjs, written afresh.
@@ -78,6 +81,12 @@ export async function startMockLlm({ script, logFile, summaryText = "## Goal\nMo
       requests.push(entry);
       if (logFile) fs.appendFileSync(logFile, `${JSON.stringify(entry)}\n`);
       const answer = () => {
+        if (entry.step.error) {
+          const { status, body } = entry.step.error;
+          const text = typeof body === "string" ? body : JSON.stringify(body);
+          res.writeHead(status, { "content-type": typeof body === "string" ? "text/plain" : "application/json" }).end(text);
+          return;
+        }
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
         for (const line of sseChunks(`chatcmpl-mock-${entry.n}`, request.model ?? "mock-model", entry.step)) res.write(line);
         res.end();
