@@ -12,31 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyReal, ensureBuilt, removeTempDirs, runCli, settle, tempDir } from "./helpers/cli-harness.js";
 import { REAL_SESSIONS_DIR, REPO_ROOT } from "./helpers/fixture-paths.js";
 import { migrateWithPi, piContexts, type PiContextMessage } from "./helpers/pi-loader.js";
+import { reduceRendered, renderLines } from "./helpers/render-shape.js";
 import { SessionLines } from "./helpers/session-lines.js";
 
 beforeAll(() => ensureBuilt());
 afterAll(() => removeTempDirs());
 
-/** A rendered message reduced as the loader helper reduces pi's (test/helpers/pi-loader-child.mjs). */
-function reduce(message: Record<string, unknown>): PiContextMessage {
-  const out: PiContextMessage = { role: String(message.role), text: "" };
-  const content = message.content;
-  if (message.role === "toolResult") out.toolCallId = message.toolCallId as string;
-  if (message.role === "assistant") out.toolCallIds = Array.isArray(content) ? content.filter((p) => p?.type === "toolCall").map((p) => p.id as string) : [];
-  out.text = content !== undefined ? textOf(content) : typeof message.summary === "string" ? message.summary : "";
-  return out;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.filter((p) => p?.type === "text" && typeof p.text === "string").map((p) => p.text as string).join("");
-}
-
 function rendered(file: string): PiContextMessage[] {
   const run = runCli(["render", file]);
   expect(run.status, run.stderr).toBe(0);
-  return run.out.split("\n").filter((line) => line.length > 0).map((line) => reduce(JSON.parse(line) as Record<string, unknown>));
+  return renderLines(run.out).map(reduceRendered);
 }
 
 /** A pi 1.6 session with every kind of edit, system messages, usage entries and a checkpointed compaction. */
