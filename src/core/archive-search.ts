@@ -64,22 +64,23 @@ export function checkPattern(text: unknown, regex: boolean, caseSensitive = fals
 /** Finds a pattern's matches in a text: start index and length of each, in order. */
 type Finder = (text: string) => Iterable<[number, number]>;
 
+/**
+ * A literal becomes an expression of its escaped text: V8 scans for it without a lowered copy of
+ * the output (which cost as much again as the scan).
+ */
+function expressionOf(pattern: SearchPattern): RegExp {
+  const source = pattern.kind === "regex" ? pattern.source : pattern.text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  return new RegExp(source, pattern.caseSensitive ? "gm" : "gmi");
+}
+
 function finderOf(pattern: SearchPattern): Finder {
-  if (pattern.kind === "regex") {
-    return function* (text) {
-      const re = new RegExp(pattern.source, pattern.caseSensitive ? "gm" : "gmi");
-      for (let match = re.exec(text); match !== null; match = re.exec(text)) {
-        yield [match.index, match[0].length];
-        // An empty match would match again at the same place.
-        if (match[0].length === 0) re.lastIndex++;
-      }
-    };
-  }
-  const needle = pattern.caseSensitive ? pattern.text : pattern.text.toLowerCase();
   return function* (text) {
-    const hay = pattern.caseSensitive ? text : text.toLowerCase();
-    // toLowerCase keeps lengths for nearly all text; where it does not, indexes are only approximate for the excerpt.
-    for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + Math.max(1, needle.length))) yield [at, needle.length];
+    const re = expressionOf(pattern);
+    for (let match = re.exec(text); match !== null; match = re.exec(text)) {
+      yield [match.index, match[0].length];
+      // An empty match would match again at the same place.
+      if (match[0].length === 0) re.lastIndex++;
+    }
   };
 }
 
@@ -92,6 +93,8 @@ export function searchOutput(doc: SearchDoc, output: string, pattern: SearchPatt
   let lineNumber = 1;
   let counted = 0;
   let lastLine = -1;
+  let wholeLine = false;
+  let exactCase = false;
   for (const [at, length] of find(output)) {
     matches++;
     if (lines.length < LINES_PER_HIT) {
@@ -102,12 +105,14 @@ export function searchOutput(doc: SearchDoc, output: string, pattern: SearchPatt
         lastLine = lineNumber;
       }
     }
+    if (pattern.kind === "literal") {
+      wholeLine ||= isWholeLine(output, at, length);
+      // Between equal case-insensitive finds, the one with the very text searched for goes first.
+      exactCase ||= !pattern.caseSensitive && output.startsWith(pattern.text, at);
+    }
     if (matches >= MAX_COUNTED_MATCHES) break;
   }
   if (matches === 0 && !inArgs) return undefined;
-  const wholeLine = pattern.kind === "literal" && hasWholeLine(output, pattern);
-  // Between equal case-insensitive finds, the one with the very text searched for goes first.
-  const exactCase = pattern.kind === "literal" && !pattern.caseSensitive && output.includes(pattern.text);
   const hit = { ref: doc.ref, toolCallId: doc.toolCallId, toolName: doc.toolName, target: doc.target, blockId: doc.blockId, chars: output.length, matches, inArgs, wholeLine, lines, order: doc.order };
   return { ...hit, score: scoreOf(hit, pattern) + (exactCase ? 500 : 0) };
 }
@@ -151,16 +156,10 @@ function excerpt(text: string, at: number, length: number): string {
   return `${from > start ? "…" : ""}${text.slice(from, to)}${to < end ? "…" : ""}`;
 }
 
-/** Some line of the output, trimmed, equals the searched text (case as the search asks). */
-function hasWholeLine(output: string, pattern: Extract<SearchPattern, { kind: "literal" }>): boolean {
-  const needle = pattern.text.trim();
-  const hay = pattern.caseSensitive ? output : output.toLowerCase();
-  const wanted = pattern.caseSensitive ? needle : needle.toLowerCase();
-  for (let at = hay.indexOf(wanted); at !== -1; at = hay.indexOf(wanted, at + 1)) {
-    const start = hay.lastIndexOf("\n", at - 1) + 1;
-    const newline = hay.indexOf("\n", at);
-    const end = newline === -1 ? hay.length : newline;
-    if (hay.slice(start, end).trim() === wanted) return true;
-  }
-  return false;
+/** The match is its line's whole text, apart from blanks around it. */
+function isWholeLine(text: string, at: number, length: number): boolean {
+  const start = text.lastIndexOf("\n", at - 1) + 1;
+  const newline = text.indexOf("\n", at + length);
+  const end = newline === -1 ? text.length : newline;
+  return text.slice(start, at).trim() === "" && text.slice(at + length, end).trim() === "";
 }

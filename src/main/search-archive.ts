@@ -10,7 +10,7 @@ import { compareHits, type SearchHit, type SearchPattern } from "../core/archive
 import { editedOutputOf, type EditedOutput } from "../core/context-edits.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
-import type { SearchSource, SearchTask, SearchTaskResult } from "../workers/search-task.js";
+import type { SearchSource, SearchTaskDoc, SearchTaskResult } from "../workers/search-task.js";
 import { pauseIfDue } from "./cooperative.js";
 import type { ChainRunner } from "./runner-contract.js";
 
@@ -62,7 +62,7 @@ export async function searchArchive(scope: SearchScope, request: SearchRequest):
   return { hits: hits.slice(0, request.limit), total: hits.length, searched: docs.length, unreadable: results.flatMap((result) => result.unreadable) };
 }
 
-type TaskDoc = SearchTask["docs"][number];
+type TaskDoc = SearchTaskDoc;
 
 /** The archive's records as search documents, oldest first; an omitted output is not searchable. */
 async function documentsOf(scope: SearchScope, request: SearchRequest): Promise<TaskDoc[]> {
@@ -81,7 +81,7 @@ async function documentsOf(scope: SearchScope, request: SearchRequest): Promise<
     // What the projection omits is not there to be found.
     if (edited?.text === null) continue;
     const source = edited === undefined ? sourceOf(record, scope.blobDir) : inline(edited.text);
-    docs.push({ ref, toolCallId: record.toolCallId, toolName: record.toolName, target: callTarget(record.args), blockId, argsJson: JSON.stringify(record.args ?? null), order: order++, source });
+    docs.push({ ref, toolCallId: record.toolCallId, toolName: record.toolName, target: callTarget(record.args), blockId, args: record.args, order: order++, source });
   }
   return docs;
 }

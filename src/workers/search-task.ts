@@ -15,10 +15,13 @@ export type SearchSource =
   | { kind: "inline"; text: string }
   | { kind: "spill"; record: Pick<ToolCallRecord, "toolCallId" | "toolName" | "spillPath" | "spillBytes" | "spillDigest" | "contentHash">; blobDir?: string };
 
+/** A document as sent: the call's args as they are (made JSON here, not on the sending thread). */
+export type SearchTaskDoc = Omit<SearchDoc, "argsJson"> & { args: unknown; source: SearchSource };
+
 export interface SearchTask {
   kind: "search-archive";
   pattern: SearchPattern;
-  docs: Array<SearchDoc & { source: SearchSource }>;
+  docs: SearchTaskDoc[];
 }
 
 export interface SearchTaskResult {
@@ -35,7 +38,8 @@ export async function runSearchTask(task: SearchTask): Promise<SearchTaskResult>
   const hasher = await loadHasher();
   const hits: SearchHit[] = [];
   const unreadable: SearchTaskResult["unreadable"] = [];
-  for (const { source, ...doc } of task.docs) {
+  for (const { source, args, ...fields } of task.docs) {
+    const doc: SearchDoc = { ...fields, argsJson: JSON.stringify(args ?? null) };
     let text: string;
     if (source.kind === "inline") text = source.text;
     else {
