@@ -129,7 +129,7 @@ describe("searching a compacted session", () => {
     const found = await tool.execute("q1", { search: "UNIQUE-LINE-BETA" });
     expect(found.content[0]!.text).toMatch(/^Search "UNIQUE-LINE-BETA" \(literal, case-insensitive\): 1 hit in 5 archived outputs; best first:\n1\. t4 bash run two 1 \(b2, /);
     const page = await tool.execute("q2", { toolCallIds: ["t4"], offset: "1501" });
-    expect(page.content[0]!.text).toBe("UNIQUE-LINE-BETA\n[Page of t4: lines 1501-1502 of 1502; end of output]");
+    expect(page.content[0]!.text).toBe("UNIQUE-LINE-BETA\n\n[Page of t4: lines 1501-1502 of 1502; end of output]");
     await expect(tool.execute("q3", { search: "x", toolCallIds: ["t1"] })).rejects.toThrow(/either search .* or toolCallIds/);
     await expect(tool.execute("q4", { toolCallIds: ["t1", "t2"], offset: "2" })).rejects.toThrow(/exactly one ref/);
     await host.runtime.runner.close();

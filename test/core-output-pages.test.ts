@@ -54,10 +54,11 @@ describe("pages of an output", () => {
   it("the first page without an offset continues where its note says", () => {
     const output = Array.from({ length: 5_000 }, (_, i) => `line ${i}`).join("\n");
     const first = truncatedBody(output, "t7");
-    const note = /\[Output truncated: (\d+)\/5000 lines shown; next page: context_tree_query \{"toolCallIds":\["t7"\],"offset":"(\d+)"\}\]$/.exec(first)!;
-    expect(Number(note[2])).toBe(Number(note[1]) + 1);
+    const note = /\n\[Output truncated: (\d+)\/5000 lines shown; next page: context_tree_query \{"toolCallIds":\["t7"\],"offset":"(\d+):(\d+)"\}\]$/.exec(first)!;
+    expect(Number(note[2])).toBe(Number(note[1]));
+    // As every page: the page is the text before the line break that precedes the note.
     const head = first.slice(0, note.index);
-    expect(head + allPages(output, parseOffset(note[2]) as PagePlace).join("")).toBe(output);
+    expect(head + allPages(output, parseOffset(`${note[2]}:${note[3]}`) as PagePlace).join("")).toBe(output);
   });
 
   it("an output that fits in one page is one page, with an end note", () => {

@@ -77,25 +77,17 @@ interface ReadPage {
 }
 
 /**
- * A page tool result split back into the page and its note, as a model that read the format
- * would: the note is the last line; the "\n" before it belongs to the page unless the page ends
- * inside a line (the next offset is "L:C") or is the last page of an output with no final "\n"
- * (then the page's own newlines fall one short of the lines the note names).
+ * A page tool result split back into the page and its note, as the format says: the note is the
+ * last line, and the page is everything before the line break that precedes it.
  */
 function splitPage(text: string): ReadPage {
   const at = text.lastIndexOf("\n[Page of ");
-  const noteStart = at === -1 ? 0 : at + 1;
-  const note = text.slice(noteStart);
-  const match = /^\[Page of t\d+: lines? (\d+)(?:-(\d+))? of \d+[^\]]*?(?:; end of output|; next page: context_tree_query (\{.*\}))\]$/.exec(note);
+  if (at === -1) throw new Error(`no page note at the end of ${JSON.stringify(text.slice(-300))}`);
+  const note = text.slice(at + 1);
+  const match = /^\[Page of t\d+: lines? \d+(?:-\d+)? of \d+[^\]]*?(?:; end of output|; next page: context_tree_query (\{.*\}))\]$/.exec(note);
   if (!match) throw new Error(`no page note at the end of ${JSON.stringify(text.slice(-300))}`);
-  const next = match[3] === undefined ? null : (JSON.parse(match[3]) as Record<string, unknown>);
-  if (at === -1) return { page: "", note, next };
-  const withNewline = text.slice(0, noteStart);
-  const from = Number(match[1]);
-  const to = Number(match[2] ?? match[1]);
-  const newlines = withNewline.split("\n").length - 1;
-  const separated = next !== null ? String(next.offset).includes(":") : newlines === to - from + 1;
-  return { page: separated ? withNewline.slice(0, -1) : withNewline, note, next };
+  const next = match[1] === undefined ? null : (JSON.parse(match[1]) as Record<string, unknown>);
+  return { page: text.slice(0, at), note, next };
 }
 
 const SCENARIOS: Record<string, (messages: OpenAiMessage[], step: number) => Step> = {

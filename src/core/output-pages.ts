@@ -2,7 +2,8 @@
  * Pages of one archived output, as pi's `read` tool pages a file: whole lines, at most 2,000 of
  * them and 50 KB, from a 1-based line `offset`. A line longer than a page is read in pieces: an
  * offset `"L:C"` starts at character C (1-based, UTF-16 units) of line L. Each page is an exact
- * slice of the output, so the pages, concatenated as returned, are the output byte for byte. Pure.
+ * slice of the output, so the pages, concatenated, are the output byte for byte; the tool shows a
+ * page, one line break, then a note naming the offset of the next page. Pure.
  */
 
 import { QUERY_MAX_BYTES, QUERY_MAX_LINES } from "./query.js";
@@ -137,8 +138,10 @@ export function pageNote(ref: string, page: OutputPage): string {
   return `${where}; next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${formatOffset(page.next)}"}]`;
 }
 
-/** The tool's text for a page: the page exactly, then its note on a line of its own. */
+/**
+ * The tool's text for a page: the page exactly, one line break, then its note. The page is what
+ * comes before that last line break, always, whether or not the page itself ends a line.
+ */
 export function pageText(ref: string, page: OutputPage): string {
-  const separator = page.text === "" || page.text.endsWith("\n") ? "" : "\n";
-  return `${page.text}${separator}${pageNote(ref, page)}`;
+  return `${page.text}\n${pageNote(ref, page)}`;
 }

@@ -111,13 +111,16 @@ export function truncateHead(text: string, maxLines = QUERY_MAX_LINES, maxBytes 
 
 /**
  * The body as the model reads it: truncated, with pi's note when anything was cut, which says
- * what to pass for the next page of `ref` (core/output-pages.ts). The first page is the text up
- * to and with the "\n" before the note.
+ * what to pass for the next page of `ref` (core/output-pages.ts). As for every page, the page is
+ * the text before the line break that precedes the note, so the next page starts at the line
+ * break that ends the last line shown ("L:C" with C one past that line's end).
  */
 export function truncatedBody(body: string, ref?: string): string {
   const cut = truncateHead(body);
   if (!cut.truncated) return cut.text;
-  const next = ref === undefined ? "" : `; next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${cut.shownLines + 1}"}`;
+  const lastLine = cut.text.length - (cut.text.lastIndexOf("\n") + 1);
+  const offset = cut.shownLines === 0 ? "1" : `${cut.shownLines}:${lastLine + 1}`;
+  const next = ref === undefined ? "" : `; next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${offset}"}`;
   return `${cut.text}\n[Output truncated: ${cut.shownLines}/${cut.totalLines} lines shown${next}]`;
 }
 
