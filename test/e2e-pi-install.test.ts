@@ -8,25 +8,17 @@
 
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./helpers/fixture-paths.js";
+import { removeTempDirs, tempDir } from "./helpers/temp-dirs.js";
 import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { ensureBuilt } from "./helpers/pi-build.js";
 import { startMockLlm } from "./helpers/pi-mock-llm.mjs";
 import { piBuild, PI_VERSIONS, type PiBuild } from "../bench/lib/pi-builds.js";
 import { piCommand, startPiRpc } from "../bench/lib/pi-rpc.js";
 
-const dirs: string[] = [];
-function tempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(removeTempDirs);
 
 /** A copy of what a fresh clone holds that the build needs, with the checkout's node_modules linked in. */
 function cloneForBuild(withModules: boolean): string {

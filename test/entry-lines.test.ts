@@ -5,28 +5,20 @@
  */
 
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { removeTempDirs, tempDir } from "./helpers/temp-dirs.js";
 import { messageEntryId, readEntryLines } from "../src/io/entry-lines.js";
 import { readSession } from "../src/io/read-session.js";
 import { REPO_ROOT } from "./helpers/fixture-paths.js";
 import { calls, SessionBuilder } from "./helpers/session-builder.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(removeTempDirs);
 
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-entry-lines-"));
-  dirs.push(dir);
-  return dir;
-}
 
 function writeTemp(content: string): string {
-  const file = path.join(tempDir(), "s.jsonl");
+  const file = path.join(tempDir("chainpress-entry-lines-"), "s.jsonl");
   fs.writeFileSync(file, content);
   return file;
 }
@@ -57,7 +49,7 @@ describe("readEntryLines", () => {
   });
 
   it("finds every message entry pi's own SessionManager wrote", async () => {
-    const dir = tempDir();
+    const dir = tempDir("chainpress-entry-lines-");
     const pi = SessionManager.create(dir, dir);
     for (let i = 0; i < 20; i++) {
       pi.appendMessage({ role: "user", content: `question ${i} ünïcode "quoted"`, timestamp: i } as never);

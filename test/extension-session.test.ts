@@ -3,23 +3,13 @@
  * SessionManager (file-backed where a restart is involved).
  */
 
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { keepTempDir, removeTempDirs, tempDir } from "./helpers/temp-dirs.js";
 import { PiHost, tempAgentDir } from "./helpers/pi-host.js";
 import { chainMessages, MessageClock } from "./helpers/pi-session.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(make: () => string): string {
-  const dir = make();
-  dirs.push(dir);
-  return dir;
-}
+afterEach(removeTempDirs);
 
 async function playChains(host: PiHost, clock: MessageClock, labels: string[]): Promise<void> {
   for (const label of labels) {
@@ -33,8 +23,8 @@ const text = (message: unknown) => JSON.stringify(message);
 
 describe("session_start", () => {
   it("rebuilds the state from the session file: the restarted context renders byte for byte the same", async () => {
-    const sessionDir = tempDir(() => fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-sessions-")));
-    const agentDir = tempDir(() => tempAgentDir());
+    const sessionDir = tempDir("chainpress-sessions-");
+    const agentDir = keepTempDir(tempAgentDir());
     const first = await PiHost.start(SessionManager.create(sessionDir, sessionDir), agentDir);
     await playChains(first, new MessageClock(), ["c1", "c2", "c3", "c4", "c5"]);
     const before = (await first.context()).output;
@@ -50,7 +40,7 @@ describe("session_start", () => {
   });
 
   it("rebuilds on session_tree when navigation moves the leaf", async () => {
-    const agentDir = tempDir(() => tempAgentDir());
+    const agentDir = keepTempDir(tempAgentDir());
     const host = await PiHost.start(SessionManager.inMemory(), agentDir);
     await playChains(host, new MessageClock(), ["c1", "c2", "c3", "c4"]);
     expect(host.runtime.holder.state.chains.size).toBe(1);
@@ -64,7 +54,7 @@ describe("session_start", () => {
   });
 
   it("reports a broken entry instead of failing the session", async () => {
-    const agentDir = tempDir(() => tempAgentDir());
+    const agentDir = keepTempDir(tempAgentDir());
     const sm = SessionManager.inMemory();
     sm.appendCustomEntry("context-prune-index", undefined);
     const host = await PiHost.start(sm, agentDir);
@@ -76,14 +66,14 @@ describe("session_start", () => {
 
 describe("context handler", () => {
   it("returns the very array pi passed when nothing is archived", async () => {
-    const host = await PiHost.start(SessionManager.inMemory(), tempDir(() => tempAgentDir()));
+    const host = await PiHost.start(SessionManager.inMemory(), keepTempDir(tempAgentDir()));
     await playChains(host, new MessageClock(), ["c1", "c2", "c3"]);
     const { input, output } = await host.context();
     expect(output).toBe(input);
   });
 
   it("returns the very array when chainpress is off, even with compressed chains", async () => {
-    const agentDir = tempDir(() => tempAgentDir());
+    const agentDir = keepTempDir(tempAgentDir());
     const host = await PiHost.start(SessionManager.inMemory(), agentDir);
     await playChains(host, new MessageClock(), ["c1", "c2", "c3", "c4"]);
     expect((await host.context()).output).not.toBe((await host.context()).input);
@@ -93,7 +83,7 @@ describe("context handler", () => {
   });
 
   it("renders compressed chains, and rendering its own output changes nothing", async () => {
-    const host = await PiHost.start(SessionManager.inMemory(), tempDir(() => tempAgentDir()));
+    const host = await PiHost.start(SessionManager.inMemory(), keepTempDir(tempAgentDir()));
     await playChains(host, new MessageClock(), ["c1", "c2", "c3", "c4"]);
     const { input, output } = await host.context();
     expect(output).not.toBe(input);
@@ -103,7 +93,7 @@ describe("context handler", () => {
   });
 
   it("keeps pi's messages and reports when rendering throws", async () => {
-    const host = await PiHost.start(SessionManager.inMemory(), tempDir(() => tempAgentDir()));
+    const host = await PiHost.start(SessionManager.inMemory(), keepTempDir(tempAgentDir()));
     await playChains(host, new MessageClock(), ["c1", "c2", "c3", "c4"]);
     Object.defineProperty(host.runtime.holder, "state", { get: () => { throw new Error("state exploded"); } });
     const { input, output } = await host.context();

@@ -2,12 +2,12 @@
 // must leave the file as it was.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, copyFileSync, existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { removeTempDirs, tempDir } from "./helpers/temp-dirs.js";
 import { buildBranch } from "../src/core/session-tree.js";
 import { migrateFileInPlace, SessionAppender } from "../src/io/append-session.js";
 import { readSession } from "../src/io/read-session.js";
@@ -19,16 +19,8 @@ const FIXTURES = REAL_SESSIONS_DIR;
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 const NOW_ISO = "2026-01-02T03:04:05.678Z";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterEach(removeTempDirs);
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "chainpress-append-"));
-  dirs.push(dir);
-  return dir;
-}
 
 function sha1(file: string): string {
   return createHash("sha1").update(readFileSync(file)).digest("hex");
@@ -46,7 +38,7 @@ const ASSISTANT =
   '{"type":"message","id":"22222222","parentId":"11111111","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"}],"provider":"mock","model":"m","stopReason":"stop","timestamp":1767225602000}}';
 
 function writeSession(content: string): string {
-  const file = join(tempDir(), "s.jsonl");
+  const file = join(tempDir("chainpress-append-"), "s.jsonl");
   writeFileSync(file, content);
   return file;
 }
@@ -94,7 +86,7 @@ describe("appendCustom", () => {
   });
 
   it("on a migrated real session: pi's branch ends with our entries", async () => {
-    const dir = tempDir();
+    const dir = tempDir("chainpress-append-");
     const file = join(dir, "large-session.jsonl");
     copyFileSync(join(FIXTURES, "large-session.jsonl"), file);
     const migrated = await migrateFileInPlace(await readSession(file));
@@ -204,7 +196,7 @@ describe("refusals and failures leave the file unchanged", () => {
   });
 
   it("refuses a v1 file that was not migrated (pi would re-id our entries)", async () => {
-    const file = join(tempDir(), "session.jsonl");
+    const file = join(tempDir("chainpress-append-"), "session.jsonl");
     copyFileSync(join(FIXTURES, "large-session.jsonl"), file);
     const bytes = sha1(file);
     await expect(SessionAppender.open(await readSession(file))).rejects.toMatchObject({ code: "io" });
@@ -238,7 +230,7 @@ describe("refusals and failures leave the file unchanged", () => {
     expect(probe.error, `cannot run bash, which this test needs for ulimit -f: ${probe.error?.message}`).toBeUndefined();
     expect(probe.status, `bash cannot set a file-size limit (ulimit -f 2): ${probe.stderr}`).toBe(0);
 
-    const dir = tempDir();
+    const dir = tempDir("chainpress-append-");
     const file = join(dir, "s.jsonl");
     writeFileSync(file, `${HEADER}\n${USER}\n`);
     const bytes = sha1(file);

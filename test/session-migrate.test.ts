@@ -2,11 +2,11 @@
 // against pi's own migration and loader.
 import { splitConcatenated } from "./helpers/joined-lines.js";
 import { createHash } from "node:crypto";
-import { appendFileSync, chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, chmodSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { migrateSessionEntries, parseSessionEntries, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { removeTempDirs, tempDir } from "./helpers/temp-dirs.js";
 import { deterministicIdFactory, migrateEntries, type RawEntry } from "../src/core/session-migrate.js";
 import type { SessionHeader } from "../src/core/session-types.js";
 import { buildBranch } from "../src/core/session-tree.js";
@@ -20,18 +20,10 @@ const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl",
 /** The line of each real session that holds two entries written without a newline between them. */
 const JOINED_LINE: Record<string, number | undefined> = { "session.jsonl": 440, "compact.jsonl": 1013 };
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterEach(removeTempDirs);
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "chainpress-migrate-"));
-  dirs.push(dir);
-  return dir;
-}
 
-function copyFixture(name: string, dir = tempDir()): string {
+function copyFixture(name: string, dir = tempDir("chainpress-migrate-")): string {
   const file = join(dir, name);
   copyFileSync(join(FIXTURES, name), file);
   chmodSync(file, 0o644);
@@ -158,7 +150,7 @@ describe("deterministicIdFactory", () => {
 
 describe("migrateFileInPlace on real v1 sessions", () => {
   it.each(REAL)("%s: pi opens the result without rewriting it and sees our tree", async (name) => {
-    const dir = tempDir();
+    const dir = tempDir("chainpress-migrate-");
     const file = copyFixture(name, dir);
     chmodSync(file, 0o640);
     // A joined line is no error and loses nothing, so neither skipping nor dropping is needed.
@@ -232,7 +224,7 @@ describe("migrateFileInPlace on real v1 sessions", () => {
   });
 
   it("refuses to drop a malformed line unless asked", async () => {
-    const file = join(tempDir(), "session.jsonl");
+    const file = join(tempDir("chainpress-migrate-"), "session.jsonl");
     const lines = readFileSync(join(FIXTURES, "session.jsonl"), "utf8").split("\n");
     lines.splice(100, 0, '{"type":"message",'); // becomes line 101
     writeFileSync(file, lines.join("\n"));
@@ -262,7 +254,7 @@ describe("migrateFileInPlace on real v1 sessions", () => {
   });
 
   it("refuses a truncated tail unless told to drop it", async () => {
-    const dir = tempDir();
+    const dir = tempDir("chainpress-migrate-");
     const file = join(dir, "s.jsonl");
     writeFileSync(file, '{"type":"session","id":"s"}\n{"type":"message","timestamp":"t","message":{"role":"user","content":"x"}}\n{"type":"mess');
     const loaded = await readSession(file);

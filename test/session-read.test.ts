@@ -2,11 +2,11 @@
 // that reading never changes the file.
 import { parses, splitConcatenated } from "./helpers/joined-lines.js";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSessionContext, migrateSessionEntries, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { removeTempDirs, tempDir } from "./helpers/temp-dirs.js";
 import type { SessionEntry } from "../src/core/session-types.js";
 import { branchMessages, buildBranch, contextMessages } from "../src/core/session-tree.js";
 import { readSession } from "../src/io/read-session.js";
@@ -18,25 +18,17 @@ const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl",
 /** The line of each real session that holds two entries written without a newline between them. */
 const JOINED_LINE: Record<string, number | undefined> = { "session.jsonl": 440, "compact.jsonl": 1013 };
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterEach(removeTempDirs);
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "chainpress-read-"));
-  dirs.push(dir);
-  return dir;
-}
 
 function copyFixture(name: string): string {
-  const file = join(tempDir(), name);
+  const file = join(tempDir("chainpress-read-"), name);
   copyFileSync(join(FIXTURES, name), file);
   return file;
 }
 
 function writeTemp(name: string, content: string | Buffer): string {
-  const file = join(tempDir(), name);
+  const file = join(tempDir("chainpress-read-"), name);
   writeFileSync(file, content);
   return file;
 }
@@ -179,7 +171,7 @@ describe("real v1 sessions", () => {
     const ours = await readSession(copyFixture(name), { malformedLines: "skip" });
     // pi rewrites a v1 file when it opens it, so it gets its own copy.
     const piFile = copyFixture(name);
-    const pi = SessionManager.open(piFile, tempDir());
+    const pi = SessionManager.open(piFile, tempDir("chainpress-read-"));
     const piEntries = pi.getEntries();
     const joinedLine = JOINED_LINE[name];
     const joined = ours.entries.filter((e) => joinedLine !== undefined && ours.lineOf(e) === joinedLine);
@@ -421,7 +413,7 @@ describe("bad input", () => {
   });
 
   it("missing file", async () => {
-    await expectSessionError(join(tempDir(), "nope.jsonl"), "not-found");
+    await expectSessionError(join(tempDir("chainpress-read-"), "nope.jsonl"), "not-found");
   });
 
   it("a package.json is not a session", async () => {

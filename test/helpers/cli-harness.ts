@@ -94,17 +94,7 @@ export function runNode(script: string, args: readonly string[], env: NodeJS.Pro
   return { status: result.status, stdout: result.stdout, out: result.stdout.toString("utf8"), stderr: result.stderr.toString("utf8") };
 }
 
-const dirs: string[] = [];
-
-export function tempDir(prefix = "chainpress-cli-"): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
-
-export function removeTempDirs(): void {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-}
+export { removeTempDirs, tempDir } from "./temp-dirs.js";
 
 /** Sets the modification time a minute back, past the CLI's "pi may be writing it" window. */
 export function settle(file: string): void {
