@@ -1,15 +1,10 @@
 /**
  * How far the heap may grow between full collections when a large session is compacted inline
- * (`--workers 0`). The main thread then holds the session's model for the whole run (~250 MB of
- * heap at 200x1M) and also runs every chain task, whose garbage only a full collection frees; V8
- * lets the heap grow by its own factor before that, and the run peaked at 480-530 MB RSS against
- * its budget of 448 (0.5 × 396 MB + 250). A growth of 35% at most: 390-398 MB, the same wall time
- * in interleaved rounds, +2-15% CPU (the extra marking runs on another core); 20% cost more CPU
- * still, and two workers, whose main thread runs no chain task, were only slower with it
- * (bench/RESULTS.md, twenty-third pass).
- *
- * Below INLINE_BOUNDED_HEAP_MIN_BYTES the budget is far off (116 MB inline: 120 MB RSS against
- * 308) and the bound cost 4-5% of the wall time, so V8 keeps its own factor there.
+ * (`--workers 0`). The main thread then holds the session's model for the whole run and also runs
+ * every chain task, whose garbage only a full collection frees: with V8's own growth factor such a
+ * run passes its peak-RSS budget, and a bounded growth keeps it within at the same wall time. Below
+ * INLINE_BOUNDED_HEAP_MIN_BYTES the budget is far off and the bound would only cost time; with
+ * workers the main thread runs no chain task. Figures: bench/RESULTS.md.
  *
  * V8 reads the flag each time it sets the next collection's limit, so it can change between the
  * sessions of one run. Only the `chainpress` executable sets it: a host (pi) keeps its own.

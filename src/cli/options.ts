@@ -28,10 +28,8 @@ export function listParser(value: string): string[] {
 
 /**
  * One worker per available core. The main thread does not need a core of its own: it waits on the
- * workers most of the time (95% idle during a 100 MB scan with one worker). Keeping one back was
- * the slowest choice on a 2-core machine, where it left a single worker doing all the work the
- * inline run does plus the hand-off: 100 MB took 4.8-5.4 s against 3.6-4.0 s with 2 workers and
- * 3.9-4.1 s inline (bench/RESULTS.md).
+ * workers most of the time. Keeping one back was the slowest choice on a 2-core machine, where it
+ * left a single worker doing all the work of an inline run plus the hand-off (bench/RESULTS.md).
  */
 export function defaultWorkers(): number {
   return Math.max(1, os.availableParallelism());
@@ -39,8 +37,7 @@ export function defaultWorkers(): number {
 
 /**
  * `--workers` bounded by the machine: threads beyond the available parallelism only add memory
- * and start-up time (`--workers 500` took 42 s and 5.3 GB), so the request is capped, with a
- * note saying so.
+ * and start-up time, so the request is capped, with a note saying so.
  */
 export function capWorkers(requested: number, available = os.availableParallelism()): { workers: number; note?: string } {
   if (requested <= available) return { workers: requested };

@@ -36,8 +36,8 @@ export interface ArchiveMapSettings {
 
 /**
  * Per chain: ~500 tokens, room for ~40 call targets, which lists the bundled session's chains whole
- * while a 300-call chain of ~1M characters costs 0.2% of what it maps. All chains: ~10k tokens,
- * about twenty chains' maps in full. Measured figures: bench/RESULTS.md (archive map).
+ * while a large chain's map costs a small fraction of what it maps. All chains: ~10k tokens, about
+ * twenty chains' maps in full. Figures: bench/RESULTS.md (archive map).
  */
 export const DEFAULT_ARCHIVE_MAP: ArchiveMapSettings = { enabled: true, maxCharsPerChain: 2_000, maxCharsTotal: 40_000 };
 

@@ -52,9 +52,9 @@ export function toolHistogram(records: readonly BodyRecord[]): string {
 const PLAIN_NAME = /^[a-z0-9]*$/;
 
 /**
- * `a.localeCompare(b)`'s order. A thread's first localeCompare loads ICU's collator (~8 ms per
- * isolate, measured on Node 20; every worker paid it on its first chain): names that ICU orders
- * by code point (bash, read, edit, todowrite) are compared so, and only other names reach ICU.
+ * `a.localeCompare(b)`'s order. A thread's first localeCompare loads ICU's collator, which every
+ * worker would pay on its first chain: names that ICU orders by code point (bash, read, edit,
+ * todowrite) are compared so, and only other names reach ICU.
  */
 export function compareToolNames(a: string, b: string): number {
   if (PLAIN_NAME.test(a) && PLAIN_NAME.test(b)) return a < b ? -1 : a > b ? 1 : 0;

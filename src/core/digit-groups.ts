@@ -1,7 +1,7 @@
 /**
  * Counts printed for people ("12,345 chars"), as `n.toLocaleString("en-US")` writes them, without
- * ICU: a process's first toLocaleString loads ICU's number formatting, ~18 ms of a CLI run that
- * then prints a summary (measured on Node 20). Integers only; anything else is left to ICU.
+ * ICU: a process's first toLocaleString loads ICU's number formatting, a start-up cost for a CLI
+ * run that only prints a summary. Integers only; anything else is left to ICU.
  */
 export function digitGroups(n: number): string {
   if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString("en-US");

@@ -10,8 +10,8 @@ import type { AgentMessage, ToolCallPart, ToolResultMessage } from "./session-ty
 
 /**
  * One extractable output found in a span: its key, and the call and the result as the span's
- * messages hold them (a plan keeps its outputs until its chain's work is back: an object per call
- * made here outlived young collections, ~5 MB at 200x1M, measured).
+ * messages hold them (a plan keeps its outputs until its chain's work is back, so an object per
+ * call made here would outlive young collections).
  */
 export interface SpanOutput {
   key: string;

@@ -87,7 +87,7 @@ function utf8Width(unit: number): number {
  * Validates and measures the literal opening at `start` (bytes[start] must be 0x22), reading no
  * further than `limit` (default bytes.length). Undefined exactly when JSON.parse would reject that
  * literal: a raw byte below 0x20, an invalid escape, a bad \u hex digit, or no closing quote before
- * `limit`. A long literal is measured by the WebAssembly kernel (core/literal-kernel.ts), the
+ * `limit`. A long literal is scanned by the WebAssembly kernel (core/literal-kernel.ts), the
  * others by `scanLiteralInJs`: the same counts. The kernel is given a copy of bytes[start, limit),
  * so a caller that knows where the literal ends (literalEnd) passes that as `limit`.
  */
@@ -190,8 +190,7 @@ const SHORT_LITERAL_BYTES = 32;
  * Offset just past the closing quote of the literal opening at `start`, validating nothing; -1
  * when there is none before `limit`. The first bytes are looked at one by one (most literals of a
  * line are short keys and ids, and a native search per literal costs more than that), the rest is
- * searched with indexOf(0x22) and backslash parity: measured on the fixtures' lines, 3-8x faster
- * than either way alone.
+ * searched with indexOf(0x22) and backslash parity, faster on real lines than either way alone.
  */
 export function literalEnd(bytes: Uint8Array, start: number, limit: number): number {
   const shortEnd = Math.min(limit, start + 1 + SHORT_LITERAL_BYTES);
@@ -266,10 +265,8 @@ function putCodePoint(out: Uint8Array, at: number, point: number): number {
 /**
  * Bytes after an escape that are moved by hand while looking for the next backslash; a run longer
  * than that is finished by `indexOf` and `copyWithin`, native calls that allocate nothing (a
- * `subarray` per run cost as much as the unescaping itself, measured). Tool output escapes a line
- * feed, a tab or a quote every ~28 bytes, and a native call per run cost more than moving them by
- * hand: unescaping the 116 MB fixture's outputs (105 MB) took 320-430 ms that way, 220-290 ms this
- * way (interleaved runs of a one-off bench, warm).
+ * `subarray` per run cost as much as the unescaping itself). Tool output escapes a line feed, a tab
+ * or a quote every few dozen bytes, where a native call per run costs more than moving by hand.
  */
 const HAND_SCAN = 128;
 
@@ -280,9 +277,8 @@ const HAND_SCAN = 128;
  *
  * The body is copied once, then unescaped in place: no escape is shorter than its UTF-8, so the
  * write offset never passes the read offset, and each run between two backslashes moves back by
- * what the escapes before it saved (a \uD83D\uDE00 pair becomes one 4-byte character). Measured
- * on the 116 MB fixture's outputs (106 MB, a backslash every 28 bytes): 264-289 ms → 187-192 ms,
- * against a copy into a second buffer through a view per run.
+ * what the escapes before it saved (a \uD83D\uDE00 pair becomes one 4-byte character), which is
+ * faster than a copy into a second buffer through a view per run.
  *
  * With `lfAfterBlank`, the offset in the result of every line feed that follows a CR, a space or a
  * tab is appended to it, in order: the only line breaks that contentHash's normalisation cuts

@@ -10,13 +10,13 @@
  * tool-call arguments, whose JSON keeps its first 256 characters (a retry body and an archived
  * output's stub quote the first 200 JSON characters of a call's arguments); a `path` argument up
  * to PATH_MAX stays whole (protection globs match whole paths). The placeholder carries how many
- * JSON characters it stands in for, so a context measured on lightened messages equals the one
- * measured on the real messages.
+ * JSON characters it stands in for, so a context's size computed on lightened messages equals the
+ * one computed on the real messages.
  *
  * A lightened value must never be written anywhere: it is an index, not the data.
  *
  * A value parsed with refs (core/literal-refs.ts) is lightened from its refs' facts: a long string
- * that stays a ref is measured and cut without being decoded, beyond its head.
+ * that stays a ref is sized and cut without being decoded, beyond its head.
  */
 
 import { refOf, refPrefix, refText, resolvedJsonLength, type LiteralRef } from "./literal-refs.js";
@@ -25,7 +25,7 @@ import { refOf, refPrefix, refText, resolvedJsonLength, type LiteralRef } from "
  * Characters kept in front of a placeholder in a user message's texts, after leading whitespace;
  * also the length up to which any bulk string stays whole. Nothing else reads the head of an
  * assistant's text, a thinking block or a tool result on the main thread (lengths come from the
- * placeholders): kept there too, the heads were ~8% of the peak RSS at 200x1M (measured).
+ * placeholders): kept there too, the heads were a large share of a big session's peak RSS.
  */
 export const LIGHT_KEEP_CHARS = 64;
 /**
@@ -55,8 +55,8 @@ const BULK_KEYS = new Set(["text", "thinking", "thinkingSignature", "signature",
 /**
  * Placeholder delimiters: the C1 control codes PU1 and PU2 ("private use"), which real text all
  * but never holds and JSON.stringify leaves as they are. Below U+0100, they keep a lightened head
- * a one-byte string in V8: private-use code points (U+E000) made every head two bytes a
- * character, ~28 MB of the main thread's heap at 200x1M.
+ * a one-byte string in V8, where private-use code points (U+E000) would make every head two bytes
+ * a character.
  */
 const OPEN = "\u0091";
 const CLOSE = "\u0092";
@@ -93,8 +93,7 @@ function placeholderWorth(extra: number): string {
 /**
  * `JSON.stringify(text).length`. Most strings need no escape at all (ids, names, timestamps,
  * plain text): one regular-expression test finds that without building the quoted copy, and
- * only the others are serialised. Measured on the 20x1M fixture's lines: lightening 10% faster
- * (and V8's native escaping still beats a JavaScript character loop on the rest).
+ * only the others are serialised (V8's native escaping beats a JavaScript character loop on them).
  */
 export function jsonStringLength(text: string): number {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).length : text.length + 2;
@@ -125,8 +124,8 @@ let refsInUse: readonly LiteralRef[] | undefined;
 
 function lightenWalk(value: unknown, skipKey: string | undefined): number {
   // Containers still to visit, and (parallel) what each lies inside (IN_CALL_ARGS, IN_USER).
-  // One queue for every walk (a walk runs to its end before the next starts): two per entry, a
-  // new one each was a sixth of what a scan allocates (measured at 20x1M).
+  // One queue for every walk (a walk runs to its end before the next starts), not two new arrays
+  // per entry, which would be a large share of what a scan allocates.
   const queue = walkQueue;
   // Empty unless an earlier walk threw halfway.
   queue.nodes.length = 0;
@@ -152,8 +151,8 @@ function lightenWalk(value: unknown, skipKey: string | undefined): number {
       }
     } else {
       const record = node as Record<string, unknown>;
-      // Always computed, never skipped: a `|=` first run after TurboFan compiled this walk (the
-      // first user message of a shard) deoptimised it, and every worker compiled it twice.
+      // Always computed, never skipped: a branch first taken after V8 optimised this walk (at a
+      // shard's first user message) would make every worker compile it again.
       mode |= record.role === "user" ? IN_USER : 0;
       const bulk = (mode & IN_USER) !== 0 ? USER_BULK : BULK;
       const subtreeKeys = record.role === "toolResult" ? TOOL_RESULT_SUBTREE_KEYS : SUBTREE_KEYS;
@@ -196,7 +195,7 @@ const USER_BULK: Rule = { max: LIGHT_KEEP_CHARS, keep: LIGHT_KEEP_CHARS };
 const IN_ARGS: Rule = { max: LIGHT_ARGS_KEEP_CHARS, keep: LIGHT_ARGS_KEEP_CHARS };
 const PATH: Rule = { max: LIGHT_PATH_MAX, keep: LIGHT_ARGS_KEEP_CHARS };
 
-/** A child's place in its arguments' JSON is unknown (it follows a container, measured later). */
+/** A child's place in its arguments' JSON is unknown (it follows a container, whose length is known only later). */
 const UNKNOWN_AT = -1;
 
 /**
@@ -272,7 +271,7 @@ function lightChild(child: unknown, rule: Rule, queue: Queue, mode: number): unk
 
 /**
  * What lightString gives for the ref's string, decoding only its head (all of it only when it
- * stays whole): the same checks, on the ref's measured length.
+ * stays whole): the same checks, on the ref's length.
  */
 function lightRef(ref: LiteralRef, rule: Rule): string {
   if (ref.units <= rule.max) return refText(ref);

@@ -3,7 +3,7 @@
  * of up to megabytes inside a line, and decoding it (UTF-8 to UTF-16) and parsing it cost more than
  * everything else a compaction does with it: measure it, keep a short head of it, and copy it into
  * an index entry, where it is a JSON string again (the same bytes when the line is canonical JSON,
- * as pi writes it). So each long value literal of a line is validated and measured in place
+ * as pi writes it). So each long value literal of a line is validated and sized in place
  * (core/json-literal.ts), the rest of the line is parsed with a marker string where the literal
  * was, and the literal's bytes stay in the line's buffer, named by the marker.
  *
@@ -24,8 +24,8 @@ export const REF_MIN_BYTES = 256;
 
 /**
  * Lines shorter than this are parsed as usual without looking for refs: few hold a long literal,
- * and looking costs a pass over the line before the full parse (measured on the 20x1M fixture:
- * 94% of the lines from 256 bytes to 1 KiB hold none, 93% of the longer ones hold one). A tool
+ * and looking costs a pass over the line before the full parse (shorter lines seldom hold one,
+ * longer ones nearly always do). A tool
  * result's line from this size on is looked into, so that its output is located (a chain task then
  * copies it from the file without parsing the line, nor holding it decoded).
  */
@@ -34,8 +34,7 @@ export const REF_LINE_MIN_BYTES = 1024;
 /**
  * The same for any other line (an assistant's, mostly). Looking is a pass over the line in
  * JavaScript before a parse of the rest, which costs more than JSON.parse decoding a few short
- * literals: on the 20x1M fixture's assistant lines of 1-4 KiB, parsing and lightening took 58-65 ms
- * in full against 80-85 ms with refs; from 4 KiB on, refs are faster (22-40 against 33-59 ms).
+ * literals: below this size a full parse and lightening is faster, from it on refs are.
  */
 export const REF_OTHER_LINE_MIN_BYTES = 4096;
 
@@ -170,8 +169,8 @@ export function markerFor(index: number): string {
 /** The ref a whole-marker string names, or undefined for any other string. */
 export function refOf(text: string, refs: readonly LiteralRef[]): LiteralRef | undefined {
   // Every read in bounds: one past an end (an empty string's first character, a marker-like
-  // text's number past the refs) is undefined all the same, but it deoptimised the lightening
-  // walk that inlines this, in every worker.
+  // text's number past the refs) is undefined all the same, but makes V8 recompile the
+  // lightening walk that inlines this.
   if (text.length < 3 || text.charCodeAt(0) !== OPEN_CODE || text.charCodeAt(text.length - 1) !== CLOSE.charCodeAt(0)) return undefined;
   const index = Number(text.slice(1, -1));
   return Number.isInteger(index) && index >= 0 && index < refs.length ? refs[index] : undefined;

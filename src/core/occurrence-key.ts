@@ -8,8 +8,8 @@ const DIGITS = /^\d+$/;
 /**
  * Join an id and a result timestamp; no timestamp gives the bare id. Joined by Array#join, which
  * writes one flat string: a template literal makes a rope of three strings that a Map then
- * flattens into a fourth, ~30 bytes more for each of the 128k keys a 200x1M session keeps twice
- * (measured). Both write a number as String() does.
+ * flattens into a fourth, for each of the many keys a large session keeps twice. Both write a
+ * number as String() does.
  */
 export function occurrenceKey(toolCallId: string, resultTimestamp?: number): string {
   return resultTimestamp === undefined ? toolCallId : [toolCallId, "@", resultTimestamp].join("");
@@ -18,8 +18,8 @@ export function occurrenceKey(toolCallId: string, resultTimestamp?: number): str
 /**
  * `key === occurrenceKey(toolCallId, resultTimestamp)`, without building the key, nor (for a
  * timestamp that is a whole number of milliseconds) the timestamp's digits: V8 keeps each number
- * it writes as a string in a cache that outlives a young collection, so 128k of them per pass
- * over a 200x1M session's keys were promoted and died in the old generation (measured).
+ * it writes as a string in a cache that outlives a young collection, so a pass over a large
+ * session's keys would promote them all to die in the old generation.
  */
 export function isOccurrenceKeyOf(key: string, toolCallId: string, resultTimestamp?: number): boolean {
   if (resultTimestamp === undefined) return key === toolCallId;

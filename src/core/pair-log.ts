@@ -1,7 +1,6 @@
 /**
- * Pairs of strings logged in order, kept in chunks each made at its full size. Grown by push as
- * one array, a log of two items per archived record (256k items at 200x1M) left each copy it
- * outgrew in the old generation, ~4 MB per log (measured with V8's sampling heap profiler); a
+ * Pairs of strings logged in order, kept in chunks each made at its full size. Grown by push as one
+ * array, a log of two items per archived record left each copy it outgrew in the old generation; a
  * chunk is never copied. Chunks double from a small first one, so a small log stays small.
  */
 

@@ -31,9 +31,8 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 /**
- * Paths whose verdict a predicate remembers. A session names the same files again and again (200x1M:
- * 2,243 paths in 128k calls), and every pass over its calls (chain detection, each render) asks
- * about each of them: detecting 200x1M's chains took 293-447 ms, 255-352 with the verdicts kept.
+ * Paths whose verdict a predicate remembers. A session names the same few files again and again,
+ * and every pass over its calls (chain detection, each render) asks about each of them.
  */
 const REMEMBERED_PATHS = 4096;
 

@@ -40,10 +40,10 @@ export class PruneState {
   readonly records = new Map<string, ToolCallRecord>();
   /**
    * Every key a bare id was archived under, first-seen order: the key itself when there is one
-   * (nearly always), an array only for several, which spares an array per record (~7 MB at
-   * 128k records). Read through keysOf, which builds it: only a query and a legacy record's stub
-   * ask, so until then indexRecord logs each (bare id, key) pair in `bareKeyLog` instead, sparing
-   * a compaction's commits a map lookup and insert per record.
+   * (nearly always), an array only for several, which spares an array per record. Read through
+   * keysOf, which builds it: only a query and a legacy record's stub ask, so until then
+   * indexRecord logs each (bare id, key) pair in `bareKeyLog` instead, sparing a compaction's
+   * commits a map lookup and insert per record.
    */
   private keysByBareId: Map<string, string | string[]> | undefined;
   private bareKeyLog = new PairLog();

@@ -48,9 +48,8 @@ export function walkBranch(entries: readonly SessionEntry[], leafId?: string, un
 /**
  * walkBranch, pausable (core/steps.ts). An entry's parent is nearly always the entry just before
  * it, and otherwise a few entries before (the start of an abandoned branch): with unique ids those
- * are looked at first, and the id map is built only for a parent that is further away (at 200x1M
- * the map and the path set were ~0.3 s of the main thread, on the way from the scan to the first
- * chain task).
+ * are looked at first, and the id map is built only for a parent that is further away (the map
+ * and the path set held up the main thread on the way from the scan to the first chain task).
  */
 export function* walkBranchSteps(entries: readonly SessionEntry[], leafId?: string, uniqueIds = false): Steps<BranchWalk> {
   let byId: Map<string, number> | undefined;
@@ -146,9 +145,9 @@ export function* branchMessagesSteps(branch: readonly SessionEntry[], positions?
 
 /**
  * Messages gathered in an array made as long as the most there can be, then cut to length: grown
- * by push through 237k messages (200x1M), a list left each smaller copy of itself in the old
- * generation, and a context measure makes one at the end of a compaction, when the heap is at
- * its peak (measured). `slots`, when given, gets each message's slot (item i goes with message i).
+ * by push through a large session, a list leaves each smaller copy of itself in the old
+ * generation, and a context's size is computed at the end of a compaction, when the heap is at
+ * its peak. `slots`, when given, gets each message's slot (item i goes with message i).
  */
 class MessageList {
   private readonly items: AgentMessage[];

@@ -70,8 +70,8 @@ export const DEFAULT_SETTINGS: ChainpressSettings = {
 
 /**
  * The extension's pool when the settings do not say: two workers, leaving pi's own thread (its
- * UI) a core. Measured on 2 cores (bench:pi, 20x1M): 2 workers held pi's event loop for 146 ms
- * at most, 1 worker for 73 ms, in the same time. `DEFAULT_SETTINGS.workers` is the most it gives.
+ * UI) a core: on 2 cores one worker halves pi's longest stall at the same speed (bench:pi).
+ * `DEFAULT_SETTINGS.workers` is the most it gives.
  */
 export function defaultWorkersFor(cores: number): number {
   return Math.max(0, Math.min(DEFAULT_SETTINGS.workers, cores - 1));

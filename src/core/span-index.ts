@@ -3,9 +3,8 @@
  * user message carries its start timestamp and exactly one assistant message its final timestamp.
  * The index is built once per message array so each lookup is O(1), not a scan per chain. Given
  * the boundaries it will be asked for, it keeps only their timestamps: a session's assistant
- * messages are 120k at 200x1M, its chains 200, and a map of every timestamp cost ~80 ms each time
- * it was built (planning, and every render of a session with compressed chains: pi's `context`
- * event, once a turn).
+ * messages far outnumber its chains, and the index is built for planning and for every render of
+ * a session with compressed chains (pi's `context` event, once a turn).
  */
 
 import type { AgentMessage } from "./session-types.js";

@@ -9,11 +9,9 @@ export type Steps<T> = Generator<undefined, T, undefined>;
 
 /**
  * Items a loop handles between two pause points. A pause point that finds the slice unused costs a
- * microsecond; a step is what a loop may overshoot its slice by (at 2048, steps of the model's
- * entry loops ran 14-16 ms at 200x1M, a map's doubling included: measured). 256 since the
- * executable raised V8's interrupt budget (src/cli/main.ts): a one-pass loop then runs longer in
- * the baseline tiers, and 1024 of its items took 20-27 ms at 200x1M (the model's and the branch
- * walk's steps); 20x1M's wall and CPU are the same either way (measured, interleaved).
+ * microsecond; a step is what a loop may overshoot its slice by, so it stays small: one-pass loops
+ * run in V8's baseline tiers (src/cli/main.ts raises the interrupt budget), where larger steps
+ * outlasted the slice, and smaller ones cost no wall or CPU time (bench/RESULTS.md).
  */
 export const ITEMS_PER_STEP = 256;
 

@@ -3,7 +3,7 @@
  * numbers: core/entry-id-set.ts), with an optional int32 value per key. Keys live in a
  * Uint32Array, 4 bytes a slot (8 with values), where a Map or a Set took a slot of ~24 bytes and a
  * heap number per key above 2^30, and, growing, left every smaller table it outgrew in the old
- * generation (measured with V8's sampling heap profiler at 200x1M's 238k ids).
+ * generation.
  */
 
 /** Slots of a new table; always a power of two. */

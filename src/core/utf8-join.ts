@@ -3,9 +3,8 @@ import { ByteSink } from "./byte-sink.js";
 /**
  * UTF-8 bytes of several strings (and byte runs already encoded), concatenated in one pass.
  * `Buffer.from(parts.join(""))` builds the joined string first, and for multi-megabyte two-byte
- * strings V8 then re-reads it to size the buffer: measured on the index entry of a 1M-character
- * chain, the join plus that encoding cost ~2× this. The result is a view of `room` when that is
- * large enough (core/byte-sink.ts).
+ * strings V8 then re-reads it to size the buffer, a second pass that this avoids. The result is a
+ * view of `room` when that is large enough (core/byte-sink.ts).
  */
 export function utf8Join(parts: ReadonlyArray<string | Uint8Array>, room?: Buffer): Buffer {
   let chars = 0;

@@ -36,7 +36,7 @@ export interface PassInput {
 /**
  * Detection input for the branch; `closing` is the reply pi has not persisted yet. Every linear
  * pass over the branch runs in slices, so pi's UI gets a turn every few milliseconds (the flush
- * asks after every reply, and a 400 MB session has ~240,000 entries).
+ * asks after every reply, and a large session has hundreds of thousands of entries).
  */
 export async function passInput(runtime: Chainpress, sessionManager: SessionView, closing?: AgentMessage): Promise<PassInput> {
   const entries = await driveSteps(branchEntriesSteps(sessionManager));
@@ -80,11 +80,10 @@ export async function runPass(runtime: Chainpress, sessionManager: SessionView, 
 
 /**
  * Where the session file's message lines are, for `/pruner compact` with worker threads: read once
- * per command (reads off pi's thread; splitting into lines, ~190 ms at 200x1M, on it), and only
- * when a chain is eligible. Without threads the chain tasks run on pi's thread, where parsing a
- * chain's lines held the event loop longer than decoding its encoding (bench:pi, 20x1M: 59-78
- * against 40-44 ms). The live flush encodes too: it runs after every reply, and its newest chain
- * ends with a reply pi has not written yet.
+ * per command (reads off pi's thread, splitting into lines on it), and only when a chain is
+ * eligible. Without threads the chain tasks run on pi's thread, where parsing a chain's lines held
+ * the event loop longer than decoding its encoding (bench:pi). The live flush encodes too: it runs
+ * after every reply, and its newest chain ends with a reply pi has not written yet.
  */
 export async function sessionLines(runtime: Chainpress, sessionManager: SessionView, input: PassInput, rollingWindow: number): Promise<EntryLines | undefined> {
   const file = sessionManager.getSessionFile();

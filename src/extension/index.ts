@@ -36,7 +36,7 @@ export default function chainpress(pi: ExtensionAPI): void {
 export function createChainpress(pi: ExtensionAPI, options: ChainpressOptions): Chainpress {
   const runtime = createRuntime(pi, options);
   // The live flush encodes with msgpackr: loaded now, while pi starts, not in the first flush,
-  // where its loading (~10-20 ms, measured) would stall pi's UI. A failure is not lost: the
+  // where its loading would stall pi's UI. A failure is not lost: the
   // flush awaits this same promise and reports it.
   loadMsgpack().catch(() => undefined);
   pi.on("session_start", (_event, ctx) => guard(runtime, ctx, "session start", undefined, () => startSession(runtime, ctx)));

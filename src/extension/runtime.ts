@@ -39,7 +39,7 @@ export interface Chainpress {
   lastCompact: CompactCost | undefined;
 }
 
-/** One `/pruner compact`, measured while it ran on pi's event loop. */
+/** One `/pruner compact`: what it cost pi's event loop while it ran. */
 export interface CompactCost extends LoadFigures {
   wallMs: number;
   chains: number;
@@ -85,12 +85,11 @@ export function applySettings(runtime: Chainpress, merged: MergeResult): void {
 }
 
 /**
- * pi.appendEntry as an AppendEntry: pi writes synchronously (appendFileSync) and throws on
- * failure, so a resolved promise means the entry is in the file. Each append has a turn of the
- * event loop to itself (main/cooperative.ts): pi serialises and writes a chain's index entry
- * (~1 MB at 20x1M) in 8-17 ms here, and what shared its turn (a worker's result arriving, the
- * commit's steps, a slice of a chain's encoding) made pi's longest stalls 22-30 ms (measured,
- * `/pruner compact` at 20x1M). `check` runs in that turn, just before the write.
+ * pi.appendEntry as an AppendEntry: pi writes synchronously (appendFileSync) and throws on failure,
+ * so a resolved promise means the entry is in the file. Each append has a turn of the event loop to
+ * itself (main/cooperative.ts): pi serialises and writes a chain's index entry in one piece, and
+ * whatever shared its turn (a worker's result arriving, the commit's steps, a slice of a chain's
+ * encoding) made pi's longest stalls. `check` runs in that turn, just before the write.
  */
 export function appendNow(pi: ExtensionAPI, check?: () => void): AppendEntry {
   return async (customType, data) => {

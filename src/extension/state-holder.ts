@@ -82,8 +82,8 @@ export function branchEntries(sessionManager: SessionView): SessionEntry[] {
  * changes. A corrupt cycle of parent links ends the walk where it is found (Brent's method: the
  * walk keeps one entry, moved ahead to where it is at every power of two, and stops on meeting
  * it again), within about twice the cycle's length. Bounding the walk by the count of the
- * session's entries instead meant asking pi for them, which copies all of them (`getEntries`):
- * 25 ms in one piece at 200x1M (measured).
+ * session's entries instead meant asking pi for them, which copies all of them in one piece
+ * (`getEntries`).
  */
 export function* branchEntriesSteps(sessionManager: SessionView): Steps<SessionEntry[]> {
   const path: SessionEntry[] = [];

@@ -83,8 +83,8 @@ export function refreshStatusLine(runtime: Chainpress, ctx: ExtensionContext): v
 const lengthOf = new WeakMap<object, number>();
 
 /**
- * A message serialised costs a step's unit per this many characters, on top of its own: a step of
- * 256 messages whose outputs were large held pi's UI for 30 ms at 200x1M (measured).
+ * A message serialised costs a step's unit per this many characters, on top of its own, so a step
+ * of messages whose outputs are large still holds pi's UI for no longer than a small one.
  */
 const SERIALISED_CHARS_PER_UNIT = 4096;
 

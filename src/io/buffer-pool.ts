@@ -1,9 +1,8 @@
 /**
  * A few large buffers a thread hands out and takes back, so that the megabytes a chain task reads
  * are the same megabytes each time. glibc raises its mmap threshold after the first large free, so
- * fresh 1-4 MB buffers land in malloc's arenas, which keep them as fragments after they are freed
- * (MALLOC_MMAP_THRESHOLD_=1 MiB, which pins the threshold, took 200x1M from 673 to 603 MiB; this
- * pool won ~10 MB of that, the rest is the index bytes the main thread frees). io/read-range.ts
+ * fresh megabyte buffers land in malloc's arenas, which keep them as fragments after they are
+ * freed (bench/RESULTS.md). io/read-range.ts
  * keeps one scratch buffer for bytes that die before the next read; these stay valid until given
  * back, while a task's refs point into them.
  */

@@ -1,8 +1,8 @@
 /**
  * Where each entry of a session lies in its file, kept in typed columns rather than as an object
- * per entry: at 200x1M (237k entries, 128k located outputs) the objects and their located-output
- * arrays took ~40 MB of the main thread's heap, and the collector visited every one of them in
- * each full collection. A place is read back as an EntryLocation only when someone asks.
+ * per entry: as objects, the entries and their located-output arrays were a large share of the main
+ * thread's heap, and the collector visited every one of them in each full collection. A place is
+ * read back as an EntryLocation only when someone asks.
  */
 
 import type { EntryLocation, LineMeta, OutputLiteral } from "./session-builder.js";
@@ -19,8 +19,8 @@ const SLOT_MASK = BLOCK_ITEMS - 1;
 
 /**
  * A typed column that grows a block at a time and never copies what it holds: doubling whole
- * columns copied them all at once, a 13 ms stall of the main thread's event loop when 200x1M's
- * places passed 131,072 (measured). `width` values per item.
+ * columns copied them all at once, a stall of the main thread's event loop. `width` values per
+ * item.
  */
 class Column<T extends Block> {
   private readonly blocks: T[] = [];

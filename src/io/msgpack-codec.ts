@@ -2,7 +2,7 @@
  * msgpackr, loaded on first use. Only the live path (pi's parsed messages, main/encode-slice.ts)
  * and its worker side (workers/run-chain-task.ts) encode with it; `chainpress compact` reads the
  * session file and never does. Loading it (and its native extractor) cost every process and every
- * worker thread 9-22 ms of startup (measured), which a file-path run now skips.
+ * worker thread time at startup, which a file-path run now skips.
  */
 
 type Msgpackr = typeof import("msgpackr");

@@ -2,8 +2,8 @@
  * One copy of the strings that repeat from entry to entry. JSON.parse gives every value a string
  * of its own (it shares only the shortest), so a parsed session holds the same model name on
  * every assistant message, each entry's parent id twice (its parent has it as `id`), each tool
- * call's id twice (its result names it), and the same file paths over and over: ~30 MB of the
- * main thread's heap at 200x1M (measured). The values are the same; only their copies go.
+ * call's id twice (its result names it), and the same file paths over and over, a sizeable share
+ * of the main thread's heap. The values are the same; only their copies go.
  */
 
 import { isObject } from "../core/entry-shapes.js";
@@ -21,8 +21,7 @@ export class RepeatedStrings {
    * The call ids of the latest assistant message that made calls: pi writes a call's result
    * before the next assistant message, so a result finds its call here (one that does not keeps
    * its own copy). An array reused in place, not a map of open calls: a long-lived map that
-   * gains and loses an entry per call reallocates its table in the old generation each time
-   * (17.6 MB of garbage at 200x1M, measured with V8's sampling heap profiler).
+   * gains and loses an entry per call reallocates its table in the old generation each time.
    */
   private readonly recentCalls: string[] = [];
 

@@ -35,7 +35,7 @@ export interface LineMeta {
 
 /**
  * Where a tool result's text lies in its line, when it is one JSON string literal (the content
- * itself, or its only text part), as the shard scan measured it (core/json-literal.ts): offset of
+ * itself, or its only text part), as the shard scan found it (core/json-literal.ts): offset of
  * the opening quote from the line's start, length in bytes, the text's UTF-16 units, JSON length
  * and UTF-8 bytes, whether the literal is canonical JSON and holds a lone surrogate (1 and 2 in
  * `flags`), and the xxh64 of its bytes. Packed flat: the main thread keeps one per tool result.
@@ -102,7 +102,7 @@ export interface LoadedSession {
   uniqueIds?: boolean;
   /**
    * Where `entries[k]` lies, by its index k: what locationOf and messageCharsOf say of it, without
-   * a lookup by entry object (a map of 237k objects at 200x1M, built only if one is asked for).
+   * a lookup by entry object (a map of every entry, built only if one is asked for).
    * Absent where places are known by entry only.
    */
   placeAt?: EntryPlaceReader;

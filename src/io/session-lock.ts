@@ -109,8 +109,7 @@ function tryCreate(lockPath: string, mode: number): boolean {
     fs.fchmodSync(fd, mode);
     // Not fsynced: the lock keeps out live processes, which read its bytes from the page cache at
     // once; after a machine crash an unsynced lock is at worst empty, and an unparseable lock is
-    // stale once UNPARSEABLE_STALE_MS old. The fsync cost every CLI run 145-205 ms of wall time
-    // on this machine's disk, before the first shard could be scanned (measured).
+    // stale once UNPARSEABLE_STALE_MS old. An fsync would delay every CLI run's first shard.
     fs.writeSync(fd, `${JSON.stringify(owner)}\n`);
   } catch (error) {
     forget(lockPath);

@@ -1,8 +1,7 @@
 /**
  * Scheduling priorities of this process's threads. The main thread is the critical path of a
  * compaction (it dispatches, commits in order, and inside pi it is pi's UI). With as many busy
- * threads as cores it otherwise waits on the run queue about as long as it runs: measured at
- * 20x1M with 2 workers on 2 cores, 460-620 ms of waiting for 510-700 ms of running, and that wait
+ * threads as cores it otherwise waits on the run queue about as long as it runs, and that wait
  * was most of every event-loop stall. Lowering the others' priority costs them nothing when a
  * core is free.
  *
@@ -16,7 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 
 /**
- * Nice steps a lowered thread sits below the main thread. 19 was worse (measured): V8's GC
+ * Nice steps a lowered thread sits below the main thread. The lowest priority is worse: V8's GC
  * helpers, lowered too, starved while the main thread waited for them in a collection.
  */
 export const LOWERED_NICE_STEPS = 10;

@@ -78,7 +78,7 @@ export function stageSpillFiles(target: SpillTarget, files: readonly SpillWrite[
 /**
  * Files synced at once (a chain can spill hundreds of outputs; the process has ~1024
  * descriptors). The fsyncs of a batch run concurrently on libuv's threads: one at a time, they
- * were most of a 100 MB compaction's spill time (measured), and the disk can overlap them.
+ * were most of a compaction's spill time, and the disk can overlap them.
  */
 const BATCH_FILES = 64;
 
@@ -103,8 +103,8 @@ export async function settleSpillFiles(target: SpillTarget, staged: readonly Sta
 async function settleBatch(batch: readonly StagedSpill[]): Promise<void> {
   await allDone(batch.map((item) => fsyncPath(item.tempPath)));
   // Asynchronous, and together: a rename waits for the file system's journal, which other chains'
-  // fsyncs keep busy (on the committing thread, renameSync held its event loop 40-140 ms at
-  // 116 MB; one after another, they were the slowest part of a settle: measured).
+  // fsyncs keep busy (renameSync would hold the committing thread's event loop; one after
+  // another, they were the slowest part of a settle).
   await allDone(batch.map((item) => renameSpill(item)));
 }
 

@@ -40,8 +40,8 @@ export interface ChainWork {
   /**
    * The short refs reserved for `records`, in order (the plan's), when `refs` are absent: the file
    * path's worker does not send its refs, which arrived as an object per record, outlived young
-   * collections while their chain waited for its commit, and died in the old generation (~15 MB
-   * at 200x1M, measured). Made at the commit, each lives no longer than its turn.
+   * collections while their chain waited for its commit, and died in the old generation. Made at
+   * the commit, each lives no longer than its turn.
    */
   shortRefs?: readonly string[];
   body: string;
@@ -142,7 +142,7 @@ async function settleIndexEntries(ctx: CommitContext, written: IndexSlot[]): Pro
   if (!(await syncOrFail(ctx, written, "index"))) return;
   // Hundreds of records per chain: a turn of the event loop whenever a slice is used up, checked
   // after every record, because the state's maps grow in step and would otherwise double (a
-  // rehash of every entry, ~4 ms each at 65k) in the same slice. Nothing reads the state
+  // rehash of every entry) in the same slice. Nothing reads the state
   // meanwhile (plans were made up front; groups commit one at a time).
   for (const slot of written) {
     const work = slot.work!;

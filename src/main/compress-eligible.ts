@@ -100,8 +100,8 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   // Rooms for index bytes (ChainTask.indexRoom) are out with running tasks and with results not
   // yet written: never more than the window. Once warm, no chain allocates its index bytes.
   // Only for worker threads: inline, the bytes are this isolate's own, and their allocations are
-  // what paces its full collections of the chains' garbage, which is on this heap too (measured
-  // at 200x1M, --workers 0: 552-579 MiB without rooms, 661-811 with).
+  // what paces its full collections of the chains' garbage, which is on this heap too: lent
+  // rooms raised the inline peak RSS.
   const rooms = deps.runner.workers > 0 ? new BufferPool(window, INDEX_ROOM_MAX_BYTES) : undefined;
   const run: Run = { deps, stats, rooms, ready: new Slots(Math.max(1, deps.runner.workers)) };
   // Each chain's task starts as soon as it is planned (main/dispatch-window.ts).
@@ -167,7 +167,7 @@ interface Run {
    * Places for tasks prepared and not yet started: one per worker, so each has its next task
    * ready. The rest of the window waits unprepared: a prepared task holds its span's line list
    * (or its encoding) while it waits, and waiting through collections, those were promoted to the
-   * old generation only to die there (measured at 200x1M: ~20 prepared tasks at any time).
+   * old generation only to die there.
    */
   ready: Slots;
 }
@@ -219,7 +219,7 @@ function skipOf(outcome: GroupOutcome): ChainSkip {
 
 /** Plans every eligible chain in chain order, handing each plan to `planned` and the event loop back between chains when due. */
 async function planCooperatively(eligible: readonly ChainRange[], deps: CompressEligibleDeps, stats: CompressStats, planned: (plan: ChainPlan) => void): Promise<void> {
-  // Linear in the session's messages (240k at 200x1M): built in slices too.
+  // Linear in the session's messages: built in slices too.
   const spans = await driveSteps(stats.timeSteps("plan", SpanIndex.steps(deps.messages, eligible)));
   // Outputs claimed by earlier chains of this pass count as archived, as in a serial run.
   const claimed = new Set<string>();
@@ -237,8 +237,7 @@ type TaskOutcome = { ok: true; result: DispatchedWork | undefined } | { ok: fals
 /**
  * Task preparation (encoding a span, or listing its lines in the file) runs one task after
  * another, with a turn of the event loop between two when a slice is used up: the first window
- * dispatches a dozen chains at once, and preparing them back to back held the loop for 100 ms
- * (measured at 20x1M).
+ * dispatches a dozen chains at once, and preparing them back to back would hold the loop.
  */
 let prepareLane: Promise<unknown> = Promise.resolve();
 

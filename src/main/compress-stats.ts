@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import type { ChainTaskResult, TaskTimings } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 
-/** Stages measured on the main thread. */
+/** Stages timed on the main thread. */
 export type MainStage = "plan" | "encode" | "append";
 
 export class CompressStats {

@@ -1,6 +1,6 @@
 /**
  * Size of what the model would see for a session: pi's context messages after chainpress's
- * rendering, measured as JSON characters (upstream estimates tokens as chars / 4). On a
+ * rendering, counted in JSON characters (upstream estimates tokens as chars / 4). On a
  * lightened model (the file path) the lengths come from the scan and from placeholders
  * (core/light-value.ts), so the measure is the real one without the real bytes.
  */
@@ -27,8 +27,7 @@ export function renderContext(model: SessionModel, options: PruneOptions = {}): 
  * JSON length per message object that the scan did not measure. Rendering returns untouched
  * messages as the same objects, so the "after" measure of a compaction only serialises what
  * changed. Scanned messages are not cached: their length is a lookup already, and a cache of
- * every message cost ~10 MB at 200x1M and, growing, rehashed all its entries in one step (a
- * 20 ms stall there, measured).
+ * every message is large and, growing, rehashes all its entries in one step, a stall.
  */
 const lengthOf = new WeakMap<object, number>();
 
@@ -47,13 +46,13 @@ function* measureSteps(model: SessionModel, options: PruneOptions): Steps<Contex
   const slots = new Int32Array(model.branch.length + 2);
   const context = yield* contextMessagesSteps(model.branch, slots, model.edits);
   const messages = (yield* pruneMessagesSteps(context, model.state, render)).messages;
-  // A message of the context is measured from its slot in the branch, where the scan's length of
+  // A message of the context is sized from its slot in the branch, where the scan's length of
   // it waits; one the render made, by serialising it. The render keeps each message it does not
   // replace as the same object, so a count of what it returned tells the two apart, and is small
   // once chains are compressed (a render that changes nothing returns the context itself).
   const rendered = messages === context ? undefined : yield* timesEachSteps(messages);
   let chars = 0;
-  // Per message, so a 200 MB session never becomes one giant string.
+  // Per message, so a large session never becomes one giant string.
   for (let k = 0; k < context.length; k++) {
     if (stepDue(k)) yield;
     const message = context[k]!;
@@ -83,8 +82,8 @@ function* madeLength(message: AgentMessage): Steps<number> {
   if (length === undefined) {
     length = realJsonLength(message);
     lengthOf.set(message, length);
-    // A rendered message (a chain's synthetic one carries its whole body) is serialised here:
-    // 620 of them at 200x1M took 17 ms, one step of the count.
+    // A rendered message (a chain's synthetic one carries its whole body) is serialised here, and
+    // is a step of the count of its own.
     yield;
   }
   return length;

@@ -4,8 +4,8 @@
  *
  * The slice belongs to the thread, not to a loop: loops run one after another or inside each
  * other (a chain's planning drives a span loop, then the next chain's), and a slice that started
- * afresh with each of them let three back-to-back loops hold the thread for 22 ms at 20x1M
- * (measured) though each kept to its 8 ms slice.
+ * afresh with each of them let back-to-back loops hold the thread for several slices though each
+ * kept to its own.
  */
 
 import { performance } from "node:perf_hooks";
@@ -13,9 +13,8 @@ import type { Steps } from "../core/steps.js";
 
 /**
  * Longest stretch of main-thread work between two turns of the event loop. A stall is a slice plus
- * whatever lands in it (a scavenge, a few milliseconds of waiting for a core): with 4 instead of
- * 8 ms, the longest stall with 2 workers fell from 18-29 to 14-21 ms at 20x1M and from 14-21 to
- * 11-13 ms at 116 MB, at the same wall time (measured, interleaved).
+ * whatever lands in it (a scavenge, a few milliseconds of waiting for a core), so a shorter slice
+ * shortens the longest stall; this one costs no wall time (bench/RESULTS.md).
  */
 export const SLICE_MS = 4;
 
@@ -33,8 +32,7 @@ const waiting: Array<() => void> = [];
  * Gives the event loop a turn if this thread's slice is used up; otherwise returns at once.
  * Several loops may wait at once (chains being prepared while others commit): each turn of the
  * event loop resumes one of them, with a fresh slice, and the next waits for the next turn.
- * Resuming them all at once ran them back to back, each believing it had a whole slice: three
- * held the thread for 18 ms at 20x1M (measured).
+ * Resuming them all at once ran them back to back, each believing it had a whole slice.
  */
 export async function pauseIfDue(): Promise<void> {
   if (sliceUsedUp()) await ownTurn();

@@ -1,11 +1,11 @@
 /**
  * The chains of a pass in chain order, and the tasks started for them: each task starts as soon as
- * its chain is planned and the window has room, so the workers take the first chains while the
- * main thread still plans the later ones (at 200x1M, planning 200 chains took ~0.45 s in which the
- * pool sat idle). The window (chains started and not yet taken by the commit) bounds memory; the
- * commit moves it on. Planning never waits for a task and the commit starts only once planning is
- * done, so a plan never sees a commit's state changes, whatever the pool's speed: the same plans,
- * refs and bytes for any worker count.
+ * its chain is planned and the window has room, so the workers take the first chains while the main
+ * thread still plans the later ones, instead of sitting idle through the planning. The window
+ * (chains started and not yet taken by the commit) bounds memory; the commit moves it on. Planning
+ * never waits for a task and the commit starts only once planning is done, so a plan never sees a
+ * commit's state changes, whatever the pool's speed: the same plans, refs and bytes for any worker
+ * count.
  */
 
 import type { ChainPlan } from "./plan-chains.js";

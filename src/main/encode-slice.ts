@@ -3,11 +3,11 @@
  * at a time, in the thread's slices (main/cooperative.ts), so a megabyte chain never blocks
  * the main thread (pi's UI in the extension) for long. Yielding by a clock of its own, with a
  * bare setImmediate, let a slice of encoding share a turn with another loop's slice or with one
- * of pi's writes (stalls of 20-26 ms inside pi at 20x1M with 2 workers, measured). Each message
+ * of pi's writes, a longer stall inside pi. Each message
  * is checked just before it is encoded; the encodings are joined into chunks of about
  * CHUNK_BYTES (a big output is a chunk of its own, never copied again), which the worker reads
- * with `unpackMultiple`. One join of the whole slice, and one deep check of it before encoding,
- * each held pi's UI for 40-80 ms on a megabyte chain (measured: bench:pi).
+ * with `unpackMultiple`. One join of the whole slice, or one deep check of it before encoding,
+ * would hold pi's UI for as long as a megabyte chain takes (bench:pi).
  */
 
 import { performance } from "node:perf_hooks";

@@ -1,6 +1,6 @@
 /**
  * What one compaction costs the process it runs in: the longest event-loop stall (what a host's
- * UI, pi's for instance, would feel) and the peak resident memory, both measured while it runs.
+ * UI, pi's for instance, would feel) and the peak resident memory, both sampled while it runs.
  */
 
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -12,7 +12,7 @@ export interface LoadFigures {
   peakRssBytes: number;
 }
 
-/** Sampling is the fallback (the kernel's high-water mark usually answers), and each sample costs ~0.3 ms. */
+/** Sampling is the fallback (the kernel's high-water mark usually answers), and each sample costs time. */
 const SAMPLE_MS = 100;
 
 export interface LoadMonitor {

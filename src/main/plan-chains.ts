@@ -69,9 +69,9 @@ export function planChain(chain: ChainRange, messages: readonly AgentMessage[], 
 }
 
 /**
- * planChain in steps of ITEMS_PER_STEP outputs: a chain of 640 calls took 5-11 ms in one piece,
- * which with a scavenge made stalls of 17-18 ms inside pi (measured at 20x1M). Nothing else may
- * plan or commit while it pauses: the next chain's plan reads what this one claims and reserves.
+ * planChain in steps of ITEMS_PER_STEP outputs, so that a chain of hundreds of calls never holds
+ * pi's thread in one piece. Nothing else may plan or commit while it pauses: the next chain's plan
+ * reads what this one claims and reserves.
  */
 export function* planChainSteps(chain: ChainRange, messages: readonly AgentMessage[], spans: SpanIndex, state: PruneState, claimed: Set<string>): Steps<ChainPlan> {
   const lookupKeys = chain.middleOccurrenceKeys.length > 0 ? chain.middleOccurrenceKeys : chain.middleToolCallIds;
@@ -107,10 +107,10 @@ const KEY_LOOKAHEAD = 8;
 
 /**
  * Each output's key as the chain's own copy of the same string. The plan's keys end up in the
- * state's maps for the rest of the run, as do the chain's: one string each instead of two (~13 MB
- * at 200x1M's 128k outputs). The span's results come in the chain's order, so each is first
- * looked for just past the last one found, without building it; only a key not found there is
- * built, and looked up in a map of the chain's keys made then.
+ * state's maps for the rest of the run, as do the chain's: one string each instead of two. The
+ * span's results come in the chain's order, so each is first looked for just past the last one
+ * found, without building it; only a key not found there is built, and looked up in a map of the
+ * chain's keys made then.
  */
 function chainKeyCopies(chainKeys: readonly string[]): (toolCallId: string, resultTimestamp: number) => string {
   let next = 0;

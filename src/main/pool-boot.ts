@@ -2,8 +2,8 @@
  * Node 20 aborts the whole process (V8 fatal error "IsGraphAsync must be used on an instantiated
  * module") when a worker thread is terminated while require() instantiates an ES module, which is
  * how piscina loaded the worker module while it was bundled as one. A run that ends early (a
- * refused session, nothing to compress) destroyed the pool while its threads were still loading:
- * measured, a few CLI runs in a hundred aborted with SIGABRT on a busy 2-core machine. So the pool
+ * refused session, nothing to compress) destroyed the pool while its threads were still loading,
+ * and now and then aborted with SIGABRT on a busy machine. So the pool
  * terminates its threads only once each has said that its module is loaded
  * (workers/worker-loaded.ts). The worker is CommonJS now (scripts/bundle.mjs), which require()
  * loads without that step; the wait stays so that an ES module worker cannot bring the abort back,

@@ -19,10 +19,10 @@ import type { SearchTask, SearchTaskResult } from "../workers/search-task.js";
 import { Slots } from "./task-slots.js";
 
 /**
- * Young generation of each worker thread. A worker's garbage is short-lived (a shard's or a
- * chain's parsed lines): measured on 20x1M with 2 workers, 8 MB instead of V8's default cuts the
- * process's peak RSS by ~15% (340 → 290 MB) at the same wall and CPU time. A process started with
- * `--max-semi-space-size` (the `chainpress` executable) overrides it: V8's flag wins (measured).
+ * Young generation of each worker thread. A worker's garbage is short-lived (a shard's or a chain's
+ * parsed lines), and this young generation rather than V8's default lowers the process's peak RSS
+ * at the same wall and CPU time (bench/RESULTS.md). A process started with `--max-semi-space-size`
+ * (the `chainpress` executable) overrides it: V8's flag wins.
  */
 const WORKER_YOUNG_GENERATION_MB = 8;
 

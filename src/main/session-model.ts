@@ -34,7 +34,7 @@ export interface SessionModel {
   entryOf(message: AgentMessage): SessionEntry | undefined;
   /** Where the line of a message of the branch lies in the file as read. */
   locationOf(message: AgentMessage): EntryLocation | undefined;
-  /** The JSON length the shard scan measured for a message of the branch (io/session-builder); undefined when it did not. */
+  /** The JSON length the shard scan found for a message of the branch (io/session-builder); undefined when it did not. */
   scannedCharsOf(message: AgentMessage): number | undefined;
   /** The same for the message of `branch[slot]`, by index (no lookup). */
   scannedCharsAt(slot: number): number | undefined;
@@ -64,8 +64,8 @@ const NOT_SCANNED = -1;
 
 /**
  * Message object → its index in the branch, the map made on the first lookup: a measure and a
- * file slice go by index, and a map of every message (237k at 200x1M) cost ~7 MB, and as much
- * again in the tables it outgrew, left in the old generation (measured). A Map, not a WeakMap: a
+ * file slice go by index, and a map of every message, made up front, costs its size again in the
+ * tables it outgrows, left in the old generation. A Map, not a WeakMap: a
  * weak table this size is processed again in every full collection's pause.
  */
 function slotLookup(branch: readonly SessionEntry[]): (message: AgentMessage) => number | undefined {
@@ -102,8 +102,8 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
     const chars = slot < 0 || slot >= scannedChars.length ? NOT_SCANNED : scannedChars[slot]!;
     return chars === NOT_SCANNED ? undefined : chars;
   };
-  // The branch index of messages[k] (an array of 237k numbers at 200x1M, and the copies it left
-  // growing, cost more than a typed array as long as the branch).
+  // The branch index of messages[k] (an array of numbers, and the copies it left growing, cost
+  // more than a typed array as long as the branch).
   const positions = new Int32Array(branch.length);
   const messages = yield* branchMessagesSteps(branch, positions, edits);
   const locationAt = (slot: number) => (places ? places.location(walk.indices[slot]!) : loaded.locationOf(branch[slot]!));

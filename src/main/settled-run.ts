@@ -2,8 +2,7 @@
  * A chain task writes its spill files but does not wait for the disk (io/write-spill.ts): they
  * are made durable here, on the thread that commits, with its asynchronous I/O, before the result
  * is handed on, while the task's thread goes on to its next chain. A worker that waited for its
- * fsyncs left its core idle: at 116 MB with 2 workers, 40-60% of a core through the chains'
- * phase (measured).
+ * fsyncs would leave its core idle through much of the chains' phase.
  */
 
 import { performance } from "node:perf_hooks";

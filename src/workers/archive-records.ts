@@ -1,6 +1,6 @@
 /**
  * The records of a chain's planned outputs, with the spill files of the oversized ones. An output
- * that is a ref (the file path, core/literal-refs.ts) is measured, spilled and hashed from its
+ * that is a ref (the file path, core/literal-refs.ts) is sized, spilled and hashed from its
  * bytes; one given as a string (the live path, or text parts joined) from the string. The record
  * and the spill file are the same either way.
  */

@@ -1,10 +1,9 @@
 /**
- * A chain task's file slice in columns: per line a few numbers in one typed array and four
- * arrays of the plan's scalars, instead of an object per line. The main thread builds one per
- * chain (1,200 lines at 200x1M) and piscina clones it into the worker; as objects, the lines and
- * their located outputs took ~4 ms per chain to clone and ~1 ms to build (measured), on the
- * thread everything else waits for. The worker reads them back as ExpectedLine objects, which
- * costs its own thread only.
+ * A chain task's file slice in columns: per line a few numbers in one typed array and four arrays
+ * of the plan's scalars, instead of an object per line. The main thread builds one per chain and
+ * piscina clones it into the worker; as objects, the lines and their located outputs took far
+ * longer to build and clone, on the thread everything else waits for. The worker reads them back as
+ * ExpectedLine objects, which costs its own thread only.
  */
 
 import type { EntryLocation, OutputLiteral } from "../io/session-builder.js";

@@ -2,7 +2,7 @@
  * Executes a ShardTask: read the range, split it on byte 0x0A, classify every line exactly as the
  * streaming reader does (io/session-line.ts), and lighten what was parsed. Long string values are
  * never decoded beyond their heads: they are parsed as refs into the shard's bytes
- * (core/literal-refs.ts), measured and cut from there.
+ * (core/literal-refs.ts), sized and cut from there.
  */
 
 import { performance } from "node:perf_hooks";
@@ -65,7 +65,7 @@ function mayBeToolResult(bytes: Buffer): boolean {
   return bytes.includes(TOOL_RESULT_ROLE);
 }
 
-/** A tool result whose text is one ref: where it lies in the line, measured and digested. */
+/** A tool result whose text is one ref: where it lies in the line, sized and digested. */
 function outputLiteral(entry: unknown, refs: readonly LiteralRef[], bytes: Buffer, hasher: Hasher): OutputLiteral | undefined {
   if (refs.length === 0 || !isObject(entry) || entry.type !== "message" || !isObject(entry.message) || entry.message.role !== "toolResult") return undefined;
   const text = soleText(entry.message.content);
@@ -85,7 +85,7 @@ function valuesOf(result: LineResult): unknown[] {
 function lightenValue(value: unknown, refs: readonly LiteralRef[]): number | undefined {
   if (!isObject(value)) return undefined;
   const message = value.type === "message" ? value.message : undefined;
-  // The message first, measured while it is lightened; the rest of the entry is small by then.
+  // The message first, sized while it is lightened; the rest of the entry is small by then.
   if (typeof message !== "object" || message === null) {
     lightenInPlace(value, refs);
     return undefined;
@@ -93,7 +93,7 @@ function lightenValue(value: unknown, refs: readonly LiteralRef[]): number | und
   const chars = lightenInPlace(message, refs);
   lightenInPlace(value, refs, "message");
   // The entry's own ISO time: only other kinds of entry have theirs read (the messages pi derives
-  // from them); a message carries its numeric timestamp. One string per entry, 4% of the heap.
+  // from them); a message carries its numeric timestamp. One string per entry, not kept.
   value.timestamp = undefined;
   return chars;
 }

@@ -4,10 +4,9 @@
  * not copied. Everything a scanned line holds came from JSON or is a count, so JSON gives it
  * back exactly (a lone surrogate and a `__proto__` key included, which msgpack alters), and V8's
  * JSON.parse builds the main thread's entries as compactly as parsing the line itself would:
- * short repeated strings shared, no substrings pinning a larger decoded string. Measured against
- * msgpackr records, whose decoder made 4.5× the short strings and 90k sliced strings at 20x1M:
- * the main thread's heap after the scan 39 → 30 MB at 20x1M and 304 → 216 MB at 200x1M; encoding
- * in the workers 105 → 62 ms and decoding on the main thread ~78 ms either way (20x1M).
+ * short repeated strings shared, no substrings pinning a larger decoded string. msgpackr records
+ * made many more short and sliced strings: a larger main-thread heap after the scan, and slower
+ * encoding in the workers (bench/RESULTS.md).
  */
 
 import { ByteSink } from "../core/byte-sink.js";
@@ -20,8 +19,8 @@ export interface ShardScanWire extends Omit<ShardScan, "lines"> {
    * The lines, in order, as Latin-1 JSON: chunk i is the JSON of a PackedChunk, in `text` from
    * `ends[i - 1]` (or 0) to `ends[i]`. Bytes in a buffer of their own, moved to the
    * main thread, not strings: strings arrive in the main thread's heap all at once, survive there
-   * until the builder reaches their shard, and at 200x1M left ~175 MB of dead strings in its old
-   * generation by the end of the scan (measured). A buffer's bytes live outside the heap, and the
+   * until the builder reaches their shard, and left a large session's scan as dead strings in its
+   * old generation. A buffer's bytes live outside the heap, and the
    * main thread lets them go as soon as its shard is decoded.
    */
   text: Uint8Array;
@@ -30,7 +29,7 @@ export interface ShardScanWire extends Omit<ShardScan, "lines"> {
 
 /**
  * Lines per chunk. The main thread decodes one chunk at a time between its turns of the event
- * loop: a whole 2 MiB shard decoded at once held it for 30-100 ms (measured, GC included).
+ * loop: a whole shard decoded at once held it far longer than a slice.
  */
 const CHUNK_LINES = 128;
 
@@ -39,8 +38,8 @@ const CHUNK_LINES = 128;
  * numbers in `meta` (index, byte offset, bytes, flags, the message's JSON length or -1), its
  * value in `values`, and its located output, when it has one, in `outputs` (the OutputLiteral's
  * seven items). Any other line is five numbers too, its whole ScannedLine in `values`. As objects,
- * each line's own keys and wrappers were about a third of the text (measured at 200x1M) that the
- * worker wrote and escaped and the main thread parsed.
+ * each line's own keys and wrappers were about a third of the text that the worker wrote and
+ * escaped and the main thread parsed.
  */
 type PackedChunk = [meta: number[], outputs: Array<number | string>, values: unknown[]];
 
@@ -100,7 +99,7 @@ function* unpackChunk([meta, outputs, values]: PackedChunk): Generator<ScannedLi
 /**
  * Serialises a shard's lines a chunk at a time as they are scanned, so that no more than a chunk
  * of parsed lines is alive at once: holding a whole shard's made a worker's young generation
- * promote them, and old-generation collections were its largest cost (measured at 20x1M). Each
+ * promote them, and old-generation collections were its largest cost. Each
  * chunk's text is written into the shard's buffer at once, outside the heap: kept as strings
  * until the shard ended, they outlived the worker's scavenges and were promoted too.
  */
@@ -145,10 +144,9 @@ const ABOVE_LATIN1 = /[\u0100-\uffff]/g;
  * The JSON with every code unit above U+00FF written as a \u escape: the same value to JSON.parse
  * (a pair's halves escaped one by one parse back to the pair), and text the main thread reads as
  * Latin-1, byte for byte. V8 decodes Latin-1 at memory speed, and UTF-8 holding any non-ASCII
- * character on its slow path: decoding the whole 20x1M scan on the main thread took 115-121 ms as
- * UTF-8, 77-88 ms as ASCII (measured). Latin-1 rather than ASCII because the placeholders of
- * lightened strings (core/light-value.ts) are delimited by U+0091 and U+0092: nearly every line
- * holds two, and escaping them was 80k replacements of a callback at 20x1M.
+ * character on its slow path. Latin-1 rather than ASCII because the placeholders of lightened
+ * strings (core/light-value.ts) are delimited by U+0091 and U+0092: nearly every line holds two,
+ * and escaping them would cost a callback's replacement each.
  */
 function latin1Json(json: string): string {
   return json.replace(ABOVE_LATIN1, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);

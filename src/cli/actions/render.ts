@@ -13,7 +13,7 @@ export async function runRender(io: CliIo, file: string, flags: ProtectionFlags 
   const options = { ...pruneOptionsOf(flags, loadCliSettings(io).settings), spillPathOf: (stored: string) => locateSpillFile(stored, model.blobDir) };
   const messages = renderContext(model, options);
   const text = flags.text === true;
-  // Message by message: a rendered 200 MB session is never one string.
+  // Message by message: a rendered session is never one string, however large.
   for (const [i, message] of messages.entries()) {
     const chunk = text ? `${i > 0 ? "\n" : ""}${transcriptBlock(message)}\n` : `${JSON.stringify(message)}\n`;
     await writeOut(io.stdout, chunk);

@@ -53,8 +53,8 @@ export function registerCompact(program: Command, io: CliIo, exit: ExitState): v
     .option("--repair", "drop an incomplete last line or malformed lines, after copying the session to <session>.bak")
     .addHelpText("after", EXAMPLES)
     .action(async (sessions: string[], raw: RawCompactOptions) => {
-      // The pool's threads start first and boot while the compression machinery loads, which
-      // `--help` and usage errors never need: 40-70 ms less per run (measured).
+      // The pool's threads start first and boot while the compression machinery loads; both are
+      // imported here, so `--help` and usage errors never load them.
       const workers = capWorkers(raw.workers).workers;
       const pool = workers > 0 ? (await import("../../main/pool-runner.js")).startPool(workers) : undefined;
       try {

@@ -23,7 +23,7 @@ export interface ChainRenderOptions {
   /**
    * Compare each range's recorded ids with the ids its span holds, for the range-id-mismatch
    * report (default true). A caller that drops the diagnostics (a context measure) spares the
-   * two sets per range: 128k ids each, per render at 200x1M.
+   * two sets of ids per range, per render.
    */
   checkRecordedIds?: boolean;
   /** The archive map under each chain's body (core/archive-map.ts); none without a budget. */
@@ -144,8 +144,8 @@ function* scanSpan(messages: readonly AgentMessage[], range: AcceptedRange, coll
 
 /**
  * What the accepted spans drop, collected only when a per-batch summary outside them needs it:
- * a session with none (every deterministic one) never builds these sets, which at 200x1M held
- * 128k occurrence keys and 250k ids per render.
+ * a session with none (every deterministic one) never builds these sets, which hold every
+ * occurrence key and id of the spans per render.
  */
 function* droppedBy(messages: readonly AgentMessage[], ranges: readonly AcceptedRange[]): Steps<Dropped> {
   const dropped: Dropped = { keys: new Set(), ids: new Set() };
@@ -343,7 +343,7 @@ export function applyChainRanges(messages: AgentMessage[], state: PruneState, op
 /**
  * applyChainRanges, pausable (core/steps.ts). `spans`, when the caller has one, indexes an array
  * whose user and assistant messages sit where they sit in `messages` (the same array before its
- * tool results were stubbed): a whole session's index is ~9 MB at 200x1M.
+ * tool results were stubbed), so a large session's index is not built again per render.
  */
 export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions = {}, spans?: SpanIndex): Steps<ChainRenderResult> {
   const diagnostics: DiagnosticReport[] = [];

@@ -35,7 +35,7 @@ export function* sweepOrphansSteps(messages: AgentMessage[]): Steps<OrphanSweepR
   let open = new Set<string>();
   const swept: string[] = [];
   // Made at the first orphan only: a session without any (nearly all) is returned as it is, and
-  // a copy of every message (240k at 200x1M) would be garbage of the old generation.
+  // a copy of every message would be garbage of the old generation.
   let kept: AgentMessage[] | undefined;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;

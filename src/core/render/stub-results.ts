@@ -134,7 +134,7 @@ function* stubCandidatesSteps(messages: AgentMessage[], state: PruneState, optio
  * stubArchivedResults, pausable (core/steps.ts). Two passes: the results that may get a stub
  * first, then the stubs, with the args of only those results' calls. Once a session's chains
  * are compressed, its archived results all lie inside them and the first pass finds none: a
- * render then never collects the args of every call (at 200x1M, 120k of them per render).
+ * render then never collects the args of every call.
  */
 export function* stubArchivedResultsSteps(messages: AgentMessage[], state: PruneState, options: StubOptions): Steps<AgentMessage[]> {
   // Nothing archived, nothing to stub (a session's first compaction measures its context so).
