@@ -135,6 +135,7 @@ describe("head truncation", () => {
   it("applies the truncation to each block of a query", () => {
     const state = stateWith(record("c1", 1000));
     const body = Array.from({ length: 2001 }, () => "x").join("\n");
-    expect(formatQueryResult("c1", findRecords(state, "c1"), [body]).endsWith("\n[Output truncated: 2000/2001 lines shown]")).toBe(true);
+    // pi's note, with what to pass for the next page: the line break that ends line 2000.
+    expect(formatQueryResult("c1", findRecords(state, "c1"), [body]).endsWith('\n[Output truncated: 2000/2001 lines shown; next page: context_tree_query {"toolCallIds":["c1"],"offset":"2000:2"}]')).toBe(true);
   });
 });
