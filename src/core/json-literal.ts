@@ -89,9 +89,11 @@ function utf8Width(unit: number): number {
  * literal: a raw byte below 0x20, an invalid escape, a bad \u hex digit, or no closing quote before
  * `limit`. A long literal is scanned by the WebAssembly kernel (core/literal-kernel.ts), the
  * others by `scanLiteralInJs`: the same counts. The kernel is given a copy of bytes[start, limit),
- * so a caller that knows where the literal ends (literalEnd) passes that as `limit`.
+ * so a caller that knows where the literal ends (literalEnd) passes that as `limit`. `counts` is
+ * scratch the scan overwrites: a caller that scans literal after literal passes the same one each
+ * time (a scan runs to its end before the next starts), so no scan allocates its own.
  */
-export function scanLiteral(bytes: Uint8Array, start: number, limit = bytes.length): LiteralFacts | undefined {
+export function scanLiteral(bytes: Uint8Array, start: number, limit = bytes.length, counts: LiteralCounts = literalCounts()): LiteralFacts | undefined {
   if (bytes[start] !== QUOTE) throw new RangeError(`scanLiteral: no opening quote at offset ${start}`);
   const span = limit - start;
   const end = span >= KERNEL_MIN_BYTES && span <= KERNEL_MAX_BYTES ? kernelScan(bytes, start, limit, counts) : scanLiteralInJs(bytes, start, limit, counts);
@@ -106,8 +108,10 @@ export function scanLiteral(bytes: Uint8Array, start: number, limit = bytes.leng
   };
 }
 
-/** The last scan's counts (one object, reused: a scan runs to its end before the next starts). */
-const counts: LiteralCounts = { rawUnits: 0, escapedBytes: 0, escapedUnits: 0, escapedJson: 0, escapedUtf8: 0, lone: 0, canonical: true };
+/** Scratch for scanLiteral's counts. */
+export function literalCounts(): LiteralCounts {
+  return { rawUnits: 0, escapedBytes: 0, escapedUnits: 0, escapedJson: 0, escapedUtf8: 0, lone: 0, canonical: true };
+}
 
 /**
  * scanLiteral's pass in JavaScript, the reference the kernel is tested against: the offset just
@@ -312,6 +316,8 @@ export function unescapeLiteralInJs(bytes: Uint8Array, start: number, end: numbe
   let read = out.indexOf(BACKSLASH);
   if (read === -1) return out;
   let written = read;
+  // Where reading and writing go on after a \u escape: one object for the whole literal.
+  const stepped = { read: 0, written: 0 };
   while (read < length) {
     // out[read] is a backslash: its escape first.
     const unit = SHORT_ESCAPE[out[read + 1] ?? 0]!; // 0: a backslash that ends the literal, rejected
@@ -320,12 +326,12 @@ export function unescapeLiteralInJs(bytes: Uint8Array, start: number, end: numbe
       out[written++] = unit;
       read += 2;
     } else {
-      const escape = unescapeLongAt(out, read, written);
-      if (escape === undefined) throw unescapeError(failed, start + 1);
-      read = escape.read;
+      const failure = unescapeLongAt(out, read, written, stepped);
+      if (failure !== undefined) throw unescapeError(failure, start + 1);
+      read = stepped.read;
       // A line feed spelt \u000a.
       if (lfAfterBlank !== undefined && out[written] === LF && written > 0 && cutsBeforeLineFeed(out[written - 1]!)) lfAfterBlank.push(written);
-      written = escape.written;
+      written = stepped.written;
     }
     // The raw run up to the next backslash.
     const limit = Math.min(length, read + HAND_SCAN);
@@ -346,33 +352,31 @@ export function unescapeLiteralInJs(bytes: Uint8Array, start: number, end: numbe
   return out.subarray(0, written);
 }
 
-/** Where reading and writing go on after an escape (one object, reused: no garbage per \u escape). */
-const stepped = { read: 0, written: 0 };
-/** Why the last unescapeLongAt failed (one object, reused likewise). */
-const failed: UnescapeFailure = { failure: "escape", at: 0 };
+/** Where reading and writing go on after an escape. */
+interface Stepped {
+  read: number;
+  written: number;
+}
 
-/** Writes the \u escape at `read` at `written`; undefined (the reason in `failed`) on it, or on an invalid escape. */
-function unescapeLongAt(out: Buffer, read: number, written: number): typeof stepped | undefined {
-  if (out[read + 1] !== LOWER_U) return fail("escape", read);
+/**
+ * Writes the \u escape at `read` at `written`, and where reading and writing go on into `stepped`;
+ * the failure instead (a lone surrogate, or an invalid escape).
+ */
+function unescapeLongAt(out: Buffer, read: number, written: number, stepped: Stepped): UnescapeFailure | undefined {
+  if (out[read + 1] !== LOWER_U) return { failure: "escape", at: read };
   const unit = read + 6 <= out.length ? hexUnit(out, read + 2) : -1;
-  if (unit < 0) return fail("unicode-escape", read);
-  if (!isHighSurrogate(unit) && !isLowSurrogate(unit)) return step(read + 6, putCodePoint(out, written, unit));
+  if (unit < 0) return { failure: "unicode-escape", at: read };
+  if (!isHighSurrogate(unit) && !isLowSurrogate(unit)) return step(stepped, read + 6, putCodePoint(out, written, unit));
   const paired = isHighSurrogate(unit) && read + 12 <= out.length && out[read + 6] === BACKSLASH && out[read + 7] === LOWER_U;
   const low = paired ? hexUnit(out, read + 8) : -1;
-  if (!isLowSurrogate(low)) return fail("lone-surrogate", read);
-  return step(read + 12, putCodePoint(out, written, 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00)));
+  if (!isLowSurrogate(low)) return { failure: "lone-surrogate", at: read };
+  return step(stepped, read + 12, putCodePoint(out, written, 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00)));
 }
 
-function fail(failure: UnescapeFailure["failure"], at: number): undefined {
-  failed.failure = failure;
-  failed.at = at;
-  return undefined;
-}
-
-function step(read: number, written: number): typeof stepped {
+function step(stepped: Stepped, read: number, written: number): undefined {
   stepped.read = read;
   stepped.written = written;
-  return stepped;
+  return undefined;
 }
 
 /** The canonical literal (UTF-8 of JSON.stringify(decoded)): a subarray of `bytes` when `facts.canonical`, else re-encoded. */

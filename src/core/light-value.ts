@@ -102,88 +102,6 @@ export function jsonStringLength(text: string): number {
 /** What JSON.stringify changes in a string: quote, backslash, control characters, surrogates (a lone one is escaped). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/**
- * Lightens, in place, every long string inside a freshly parsed value the caller owns, and returns
- * `JSON.stringify(value).length` of the value as it was, counted on the way (a parsed value holds
- * only objects, arrays, strings, finite numbers, booleans and null, so every node adds its own
- * characters whatever the visiting order). Object keys are never touched. Iterative: parsed JSON
- * may nest deeper than the call stack. `skipKey`: a key of the top-level object whose value is
- * neither visited nor counted (one the caller lightened already).
- */
-export function lightenInPlace(value: unknown, refs?: readonly LiteralRef[], skipKey?: string): number {
-  refsInUse = refs;
-  try {
-    return lightenWalk(value, skipKey);
-  } finally {
-    refsInUse = undefined;
-  }
-}
-
-/** The refs of the value being lightened (a module variable: no closure per node on this hot path). */
-let refsInUse: readonly LiteralRef[] | undefined;
-
-function lightenWalk(value: unknown, skipKey: string | undefined): number {
-  // Containers still to visit, and (parallel) what each lies inside (IN_CALL_ARGS, IN_USER).
-  // One queue for every walk (a walk runs to its end before the next starts), not two new arrays
-  // per entry, which would be a large share of what a scan allocates.
-  const queue = walkQueue;
-  // Empty unless an earlier walk threw halfway.
-  queue.nodes.length = 0;
-  queue.modes.length = 0;
-  lightChild(value, NEVER, queue, 0);
-  let length = childChars;
-  const top = queue.nodes.length === 1 ? queue.nodes[0] : undefined;
-  while (queue.nodes.length > 0) {
-    const node = queue.nodes.pop();
-    const skip = node === top ? skipKey : undefined;
-    let mode = queue.modes.pop()!;
-    const args = (mode & IN_CALL_ARGS) !== 0;
-    // Where the next child starts in the arguments' JSON, while that is known (see argsRule).
-    let at = (mode & ARGS_ROOT) !== 0 ? 1 : UNKNOWN_AT;
-    mode &= ~ARGS_ROOT;
-    if (Array.isArray(node)) {
-      length += node.length > 0 ? node.length + 1 : 2; // brackets and commas
-      for (let i = 0; i < node.length; i++) {
-        if (i > 0) at = advance(at, 1); // the comma
-        node[i] = lightChild(node[i], args ? argsRule(IN_ARGS, at) : NEVER, queue, mode);
-        length += childChars;
-        at = nextAt(at, node[i]);
-      }
-    } else {
-      const record = node as Record<string, unknown>;
-      // Always computed, never skipped: a branch first taken after V8 optimised this walk (at a
-      // shard's first user message) would make every worker compile it again.
-      mode |= record.role === "user" ? IN_USER : 0;
-      const bulk = (mode & IN_USER) !== 0 ? USER_BULK : BULK;
-      const subtreeKeys = record.role === "toolResult" ? TOOL_RESULT_SUBTREE_KEYS : SUBTREE_KEYS;
-      let keys = 0;
-      // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
-      for (const key in record) {
-        if (key === skip) continue;
-        const child = record[key];
-        // Never inside a call's arguments: a retry body quotes their first 200 JSON characters.
-        const chars = !args && subtreeKeys.has(key) && typeof child === "object" && child !== null ? subtreeJsonLength(child) : 0;
-        // Only when the placeholder is shorter than what it replaces (it needs ~8 characters).
-        if (chars > MIN_SUBTREE_CHARS) {
-          record[key] = placeholderWorth(chars - 2); // the 2 quotes of the string that replaces it
-          length += keyJsonLength(key) + 1 + chars;
-          keys++;
-          continue;
-        }
-        const argsRoot = !args && ARGS_KEYS.has(key);
-        if (args) at = advance(at, (keys > 0 ? 1 : 0) + keyJsonLength(key) + 1); // comma, key, colon
-        const rule = args ? argsRule(key === "path" ? PATH : IN_ARGS, at) : argsRoot ? IN_ARGS : BULK_KEYS.has(key) ? bulk : NEVER;
-        record[key] = lightChild(record[key], rule, queue, args ? mode : argsRoot ? mode | IN_CALL_ARGS | ARGS_ROOT : mode);
-        length += keyJsonLength(key) + 1 + childChars;
-        if (args) at = nextAt(at, record[key]);
-        keys++;
-      }
-      length += keys > 0 ? keys + 1 : 2; // braces and commas
-    }
-  }
-  return length;
-}
-
 /** When a string is lightened: above `max` characters, keeping `keep`. */
 interface Rule {
   max: number;
@@ -195,78 +113,187 @@ const USER_BULK: Rule = { max: LIGHT_KEEP_CHARS, keep: LIGHT_KEEP_CHARS };
 const IN_ARGS: Rule = { max: LIGHT_ARGS_KEEP_CHARS, keep: LIGHT_ARGS_KEEP_CHARS };
 const PATH: Rule = { max: LIGHT_PATH_MAX, keep: LIGHT_ARGS_KEEP_CHARS };
 
+/** `rule` with each shorter head, by its length: what argsRule gives, made once, up front. */
+function shorterHeads(rule: Rule): readonly Rule[] {
+  return Array.from({ length: rule.keep }, (_, keep) => ({ max: rule.max, keep }));
+}
+const IN_ARGS_SHORTER = shorterHeads(IN_ARGS);
+const PATH_SHORTER = shorterHeads(PATH);
+
 /** A child's place in its arguments' JSON is unknown (it follows a container, whose length is known only later). */
 const UNKNOWN_AT = -1;
 
 /**
- * The rule for a string of a call's arguments whose opening quote is at `at` in their JSON: a
- * head that ends LIGHT_ARGS_KEEP_CHARS characters in, none when it starts there or later. Every
- * character before that point is then the real argument's (a head is a prefix, and the lengths
- * `at` adds up are the real ones), so the first EXCERPT_MAX_UNITS of the JSON are exact. Where
- * the place is unknown (inside or after a nested container), the whole head is kept, as before.
+ * The rule for a string of a call's arguments (`rule` is IN_ARGS or PATH) whose opening quote is
+ * at `at` in their JSON: a head that ends LIGHT_ARGS_KEEP_CHARS characters in, none when it starts
+ * there or later. Every character before that point is then the real argument's (a head is a
+ * prefix, and the lengths `at` adds up are the real ones), so the first EXCERPT_MAX_UNITS of the
+ * JSON are exact. Where the place is unknown (inside or after a nested container), the whole head
+ * is kept, as before.
  */
 function argsRule(rule: Rule, at: number): Rule {
   if (at === UNKNOWN_AT) return rule;
   const keep = Math.max(0, LIGHT_ARGS_KEEP_CHARS - at);
-  return keep >= rule.keep ? rule : (budgeted(rule)[keep] ??= { max: rule.max, keep });
+  return keep >= rule.keep ? rule : (rule === PATH ? PATH_SHORTER : IN_ARGS_SHORTER)[keep]!;
 }
 
-const BUDGETED = new Map<Rule, Rule[]>();
-
-function budgeted(rule: Rule): Rule[] {
-  let rules = BUDGETED.get(rule);
-  if (rules === undefined) BUDGETED.set(rule, (rules = []));
-  return rules;
-}
-
-/** Where what follows `child` starts: `childChars` (its real JSON length) on, unless a container makes it unknown. */
-function nextAt(at: number, child: unknown): number {
-  return typeof child === "object" && child !== null ? UNKNOWN_AT : advance(at, childChars);
+/** Where what follows `child` starts: `chars` (its real JSON length) on, unless a container makes it unknown. */
+function nextAt(at: number, child: unknown, chars: number): number {
+  return typeof child === "object" && child !== null ? UNKNOWN_AT : advance(at, chars);
 }
 
 function advance(at: number, chars: number): number {
   return at === UNKNOWN_AT ? UNKNOWN_AT : at + chars;
 }
 
-/** JSON characters the last `lightChild` counted (a module variable: no object per node on this hot path). */
-let childChars = 0;
-
-interface Queue {
-  nodes: unknown[];
-  modes: number[];
-}
-
-/** The walks' queue: a walk pops what it pushes. */
-const walkQueue: Queue = { nodes: [], modes: [] };
-
-/** What a container lies inside (bit flags of a queue's `modes`). */
+/** What a container lies inside (bit flags of the walk's `modes`). */
 const IN_CALL_ARGS = 1;
 const IN_USER = 2;
 /** The container is a call's arguments themselves (not one nested in them): its children's places are counted. */
 const ARGS_ROOT = 4;
 
+/** Most key lengths a Lightener remembers. */
+const KEY_LENGTHS_MAX = 4096;
+
 /**
- * A child lightened (a string, by `rule`) or queued (a container, counted when visited); sets
- * `childChars` to the JSON characters it adds by itself.
+ * {@link Lightener.lighten} for one value. A pass that lightens many (a shard, a chain's records)
+ * keeps one Lightener instead, which reuses its queue from value to value.
  */
-function lightChild(child: unknown, rule: Rule, queue: Queue, mode: number): unknown {
-  if (typeof child === "string") {
-    const ref = refsInUse === undefined ? undefined : refOf(child, refsInUse);
-    if (ref !== undefined) {
-      childChars = ref.jsonLength;
-      return lightRef(ref, rule);
+export function lightenInPlace(value: unknown, refs?: readonly LiteralRef[], skipKey?: string): number {
+  return new Lightener().lighten(value, refs, skipKey);
+}
+
+/**
+ * Lightens values one after another, with the scratch of its walk kept between them: a walk runs
+ * to its end before the next starts, so one queue serves them all (two new arrays per entry would
+ * be a large share of what a scan allocates). One per pass; never shared between threads.
+ */
+export class Lightener {
+  /** The refs of the value being lightened (a field, not a closure per node). */
+  private refs: readonly LiteralRef[] | undefined = undefined;
+  /** JSON characters the last `lightChild` counted (a field, not an object per node). */
+  private childChars = 0;
+  /** Containers still to visit, and (parallel) what each lies inside (IN_CALL_ARGS, IN_USER): a walk pops what it pushes. */
+  private readonly nodes: unknown[] = [];
+  private readonly modes: number[] = [];
+  /** Keys repeat endlessly ("type", "text", …): their lengths are remembered, a few hundred at most. */
+  private readonly keyLengths = new Map<string, number>();
+
+  /**
+   * Lightens, in place, every long string inside a freshly parsed value the caller owns, and
+   * returns `JSON.stringify(value).length` of the value as it was, counted on the way (a parsed
+   * value holds only objects, arrays, strings, finite numbers, booleans and null, so every node adds
+   * its own characters whatever the visiting order). Object keys are never touched. Iterative:
+   * parsed JSON may nest deeper than the call stack. `skipKey`: a key of the top-level object whose
+   * value is neither visited nor counted (one the caller lightened already).
+   */
+  lighten(value: unknown, refs?: readonly LiteralRef[], skipKey?: string): number {
+    this.refs = refs;
+    try {
+      return this.walk(value, skipKey);
+    } finally {
+      this.refs = undefined;
     }
-    childChars = jsonStringLength(child);
-    return child.length > rule.max ? lightString(child, rule.max, rule.keep, childChars) : child;
   }
-  if (typeof child === "object" && child !== null) {
-    queue.nodes.push(child);
-    queue.modes.push(mode);
-    childChars = 0;
+
+  private walk(value: unknown, skipKey: string | undefined): number {
+    const { nodes, modes } = this;
+    // Empty unless an earlier walk threw halfway.
+    nodes.length = 0;
+    modes.length = 0;
+    this.lightChild(value, NEVER, 0);
+    let length = this.childChars;
+    const top = nodes.length === 1 ? nodes[0] : undefined;
+    while (nodes.length > 0) {
+      const node = nodes.pop();
+      const skip = node === top ? skipKey : undefined;
+      let mode = modes.pop()!;
+      const args = (mode & IN_CALL_ARGS) !== 0;
+      // Where the next child starts in the arguments' JSON, while that is known (see argsRule).
+      let at = (mode & ARGS_ROOT) !== 0 ? 1 : UNKNOWN_AT;
+      mode &= ~ARGS_ROOT;
+      if (Array.isArray(node)) {
+        length += node.length > 0 ? node.length + 1 : 2; // brackets and commas
+        for (let i = 0; i < node.length; i++) {
+          if (i > 0) at = advance(at, 1); // the comma
+          node[i] = this.lightChild(node[i], args ? argsRule(IN_ARGS, at) : NEVER, mode);
+          length += this.childChars;
+          at = nextAt(at, node[i], this.childChars);
+        }
+      } else {
+        const record = node as Record<string, unknown>;
+        // Always computed, never skipped: a branch first taken after V8 optimised this walk (at a
+        // shard's first user message) would make every worker compile it again.
+        mode |= record.role === "user" ? IN_USER : 0;
+        const bulk = (mode & IN_USER) !== 0 ? USER_BULK : BULK;
+        const subtreeKeys = record.role === "toolResult" ? TOOL_RESULT_SUBTREE_KEYS : SUBTREE_KEYS;
+        let keys = 0;
+        // for-in, not Object.keys: no array per object (parsed JSON has no inherited keys).
+        for (const key in record) {
+          if (key === skip) continue;
+          const child = record[key];
+          // Never inside a call's arguments: a retry body quotes their first 200 JSON characters.
+          const chars = !args && subtreeKeys.has(key) && typeof child === "object" && child !== null ? this.subtreeJsonLength(child) : 0;
+          // Only when the placeholder is shorter than what it replaces (it needs ~8 characters).
+          if (chars > MIN_SUBTREE_CHARS) {
+            record[key] = placeholderWorth(chars - 2); // the 2 quotes of the string that replaces it
+            length += this.keyJsonLength(key) + 1 + chars;
+            keys++;
+            continue;
+          }
+          const argsRoot = !args && ARGS_KEYS.has(key);
+          if (args) at = advance(at, (keys > 0 ? 1 : 0) + this.keyJsonLength(key) + 1); // comma, key, colon
+          const rule = args ? argsRule(key === "path" ? PATH : IN_ARGS, at) : argsRoot ? IN_ARGS : BULK_KEYS.has(key) ? bulk : NEVER;
+          record[key] = this.lightChild(record[key], rule, args ? mode : argsRoot ? mode | IN_CALL_ARGS | ARGS_ROOT : mode);
+          length += this.keyJsonLength(key) + 1 + this.childChars;
+          if (args) at = nextAt(at, record[key], this.childChars);
+          keys++;
+        }
+        length += keys > 0 ? keys + 1 : 2; // braces and commas
+      }
+    }
+    return length;
+  }
+
+  /**
+   * A child lightened (a string, by `rule`) or queued (a container, counted when visited); sets
+   * `childChars` to the JSON characters it adds by itself.
+   */
+  private lightChild(child: unknown, rule: Rule, mode: number): unknown {
+    if (typeof child === "string") {
+      const ref = this.refs === undefined ? undefined : refOf(child, this.refs);
+      if (ref !== undefined) {
+        this.childChars = ref.jsonLength;
+        return lightRef(ref, rule);
+      }
+      const chars = jsonStringLength(child);
+      this.childChars = chars;
+      return child.length > rule.max ? lightString(child, rule.max, rule.keep, chars) : child;
+    }
+    if (typeof child === "object" && child !== null) {
+      this.nodes.push(child);
+      this.modes.push(mode);
+      this.childChars = 0;
+      return child;
+    }
+    this.childChars = child === null || child === undefined ? 4 : String(child).length;
     return child;
   }
-  childChars = child === null || child === undefined ? 4 : String(child).length;
-  return child;
+
+  /** JSON length of a whole subtree about to become one placeholder, refs counted at their real length. */
+  private subtreeJsonLength(child: object): number {
+    const json = JSON.stringify(child);
+    return this.refs === undefined ? json.length : resolvedJsonLength(json, this.refs);
+  }
+
+  private keyJsonLength(key: string): number {
+    let length = this.keyLengths.get(key);
+    if (length === undefined) {
+      length = jsonStringLength(key);
+      if (this.keyLengths.size < KEY_LENGTHS_MAX) this.keyLengths.set(key, length);
+    }
+    return length;
+  }
 }
 
 /**
@@ -284,24 +311,6 @@ function lightRef(ref: LiteralRef, rule: Rule): string {
   if (prefix.length < lead + rule.keep) prefix = refPrefix(ref, lead + rule.keep);
   const head = prefix.slice(0, lead + rule.keep);
   return `${head}${placeholderWorth(ref.jsonLength - jsonStringLength(head))}`;
-}
-
-/** JSON length of a whole subtree about to become one placeholder, refs counted at their real length. */
-function subtreeJsonLength(child: object): number {
-  const json = JSON.stringify(child);
-  return refsInUse === undefined ? json.length : resolvedJsonLength(json, refsInUse);
-}
-
-/** Keys repeat endlessly ("type", "text", …): their lengths are remembered, a few hundred at most. */
-const keyLengths = new Map<string, number>();
-
-function keyJsonLength(key: string): number {
-  let length = keyLengths.get(key);
-  if (length === undefined) {
-    length = jsonStringLength(key);
-    if (keyLengths.size < 4096) keyLengths.set(key, length);
-  }
-  return length;
 }
 
 /**

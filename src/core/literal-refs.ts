@@ -17,7 +17,8 @@
  * a parsed line reads those as they are.
  */
 
-import { canonicalLiteral, decodeLiteral, literalEnd, literalPrefix, scanLiteral, type LiteralFacts } from "./json-literal.js";
+import { canonicalLiteral, decodeLiteral, literalCounts, literalEnd, literalPrefix, scanLiteral, type LiteralFacts } from "./json-literal.js";
+import type { LiteralCounts } from "./literal-kernel.js";
 
 /** Literals shorter than this are parsed as usual: a ref costs more than decoding a short string. */
 export const REF_MIN_BYTES = 256;
@@ -85,6 +86,8 @@ export function parseWithRefs(line: Buffer, refs: LiteralRef[]): { value: unknow
   // An entry is an object; anything else (a stray string, leading blanks) is parsed as usual.
   if (line.length < REF_LINE_MIN_BYTES || line[0] !== OPEN_BRACE) return undefined;
   const first = refs.length;
+  // The line's literals are scanned one after another into one scratch.
+  const counts = literalCounts();
   const pieces: string[] = [];
   const length = line.length;
   let copied = 0;
@@ -99,7 +102,7 @@ export function parseWithRefs(line: Buffer, refs: LiteralRef[]): { value: unknow
     if (end === -1) return rollBack(refs, first); // unterminated: the full parse says so
     at = end;
     const isKey = nextNonBlank(line, end) === COLON;
-    const facts = isKey ? null : refFacts(line, keyStart, start, end);
+    const facts = isKey ? null : refFacts(line, keyStart, start, end, counts);
     if (facts === undefined) return rollBack(refs, first);
     if (facts !== null) {
       const before = line.toString("utf8", copied, start);
@@ -145,7 +148,7 @@ function nextNonBlankAt(line: Uint8Array, from: number): number {
  * string (short, or the value of a name key), undefined when the line is not valid JSON there (it
  * is then left to the full parse).
  */
-function refFacts(line: Buffer, keyStart: number, start: number, end: number): LiteralFacts | null | undefined {
+function refFacts(line: Buffer, keyStart: number, start: number, end: number, counts: LiteralCounts): LiteralFacts | null | undefined {
   if (end - start < REF_MIN_BYTES) return null;
   // The value of the key before it only when nothing but blanks lies between the colon and it
   // (a string inside an array or object under that key is not the key's value).
@@ -153,12 +156,12 @@ function refFacts(line: Buffer, keyStart: number, start: number, end: number): L
   if (keyEnd !== -1 && nextNonBlankAt(line, keyEnd + 1) === start) {
     // Names are short.
     if (keyEnd - keyStart <= 32) {
-      const key = scanLiteral(line, keyStart, keyEnd);
+      const key = scanLiteral(line, keyStart, keyEnd, counts);
       if (key === undefined) return undefined;
       if (NAME_KEYS.has(decodeLiteral(line, keyStart, key.end))) return null;
     }
   }
-  return scanLiteral(line, start, end);
+  return scanLiteral(line, start, end, counts);
 }
 
 /** The marker that names `refs[index]`. */
