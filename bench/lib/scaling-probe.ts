@@ -31,6 +31,8 @@ export interface ScalingProbe {
 const PARSE_BYTES = 8 * 1024 * 1024;
 /** The shard scan, as built next to this file (dist/bench/lib → dist/src/workers). */
 const SCAN_MODULE = new URL("../../src/workers/scan-shard.js", import.meta.url).href;
+/** The reader a thread reads its shards into, as a pool thread keeps one (workers/thread-scratch.ts). */
+const RANGE_MODULE = new URL("../../src/io/read-range.js", import.meta.url).href;
 const SPIN_ITERATIONS = 150_000_000;
 /** Rounds of parsing or scanning, so that one thread works long enough for timer noise not to dominate. */
 const PARSE_REPEAT = 5;
@@ -47,8 +49,9 @@ ${work.toString()}
 (async () => {
   const lines = workerData.kind === "parse" ? fixtureLines(workerData.fixture, workerData.bytes) : [];
   const scan = workerData.kind === "scan" ? (await import(workerData.scanModule)).scanShardInto : undefined;
+  const ranges = scan ? new (await import(workerData.rangeModule)).RangeReader() : undefined;
   const scanShare = async () => {
-    for (let round = 0; round < workerData.repeat; round++) await scan({ kind: "scan-shard", file: workerData.fixture, ...workerData.share, maxLineBytes: 2 ** 30 }, () => undefined);
+    for (let round = 0; round < workerData.repeat; round++) await scan({ kind: "scan-shard", file: workerData.fixture, ...workerData.share, maxLineBytes: 2 ** 30 }, () => undefined, ranges);
   };
   const once = () => (scan ? scanShare() : work(workerData.kind, lines, workerData.spin, workerData.repeat));
   await once();
@@ -67,7 +70,7 @@ export async function probeScaling(fixture: string, threads: number): Promise<Sc
   const size = fs.statSync(fixture).size;
   const shares = (await shardBounds(fixture, size, Math.min(PARSE_BYTES, Math.floor(size / threads)))).slice(0, threads);
   const speedup = async (kind: "parse" | "scan" | "spin"): Promise<number> => {
-    const data = { kind, fixture, bytes: PARSE_BYTES, spin: SPIN_ITERATIONS, repeat: PARSE_REPEAT, scanModule: SCAN_MODULE };
+    const data = { kind, fixture, bytes: PARSE_BYTES, spin: SPIN_ITERATIONS, repeat: PARSE_REPEAT, scanModule: SCAN_MODULE, rangeModule: RANGE_MODULE };
     const one = await runTogether([shares[0]!], data);
     const together = await runTogether(shares, data);
     return (threads * one) / together;
@@ -95,6 +98,7 @@ interface ThreadData {
   repeat: number;
   /** The scan's module (kind "scan"), and this thread's share of the fixture to scan. */
   scanModule: string;
+  rangeModule: string;
   share: ByteRange;
   go: SharedArrayBuffer;
 }

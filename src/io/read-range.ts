@@ -4,18 +4,25 @@
  */
 import fs from "node:fs";
 
-/** Ranges up to this size are read into one reused buffer per thread; larger ones get their own. */
+/** Ranges up to this size are read into a RangeReader's one reused buffer; larger ones get their own. */
 const SCRATCH_MAX_BYTES = 16 * 1024 * 1024;
-let scratch: Buffer = Buffer.alloc(0);
 
 /**
- * Exactly `length` bytes at `offset`; a file shorter than that is an error (it shrank under us).
- * The result is valid until the next call on this thread: reusing one buffer spares V8 the
- * external-memory pressure (and full collections) that a fresh megabyte buffer per shard causes.
+ * Reads ranges into one buffer it reuses: a fresh megabyte buffer per shard puts V8 under
+ * external-memory pressure (and full collections). Kept by whoever reads range after range on one
+ * thread (a pool thread, an inline runner, a migration), for as long as that goes on.
  */
-export function readRange(fd: number, offset: number, length: number, file: string): Buffer {
-  if (length <= SCRATCH_MAX_BYTES && scratch.length < length) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX_BYTES, Math.max(length, 2 * scratch.length)));
-  return readInto(fd, length <= SCRATCH_MAX_BYTES ? scratch.subarray(0, length) : Buffer.allocUnsafe(length), offset, file);
+export class RangeReader {
+  private scratch: Buffer = Buffer.alloc(0);
+
+  /**
+   * Exactly `length` bytes at `offset`; a file shorter than that is an error (it shrank under us).
+   * The result is valid until this reader's next read.
+   */
+  read(fd: number, offset: number, length: number, file: string): Buffer {
+    if (length <= SCRATCH_MAX_BYTES && this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX_BYTES, Math.max(length, 2 * this.scratch.length)));
+    return readInto(fd, length <= SCRATCH_MAX_BYTES ? this.scratch.subarray(0, length) : Buffer.allocUnsafe(length), offset, file);
+  }
 }
 
 /** Fills `buffer` from `offset`; a file that ends first is an error (it shrank under us). */

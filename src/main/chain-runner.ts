@@ -7,6 +7,7 @@ import { startPool } from "./pool-runner.js";
 import type { ChainRunner, RunnerOptions } from "./runner-contract.js";
 import { Slots } from "./task-slots.js";
 import type { SearchTask, SearchTaskResult } from "../workers/search-task.js";
+import { ThreadScratch } from "../workers/thread-scratch.js";
 
 export { taskDeadlineMs, type ChainRunner, type RunnerOptions, type TaskStart } from "./runner-contract.js";
 
@@ -26,18 +27,20 @@ function inlineRunner(): ChainRunner {
   // One task at a time, as one worker would: the next chains' spans must not all be in memory at
   // once. A task's spill files are settled after it (main/settled-run.ts), while the next one runs.
   const slots = new Slots(1);
+  // The calling thread's scratch for this runner's tasks, as a pool thread has its own.
+  let scratch: ThreadScratch | undefined;
   return {
     workers: 0,
     // An "exit" or "hang" fault would end or stop the whole process inline: inline it is a throw.
     run: (task, onStart) =>
       slots.use(async () => {
         const [{ runChainTask }] = await workerModules();
-        return runChainTask({ ...task, ...onStart?.(), ...(task.fault === "exit" || task.fault === "hang" ? { fault: "throw" as const } : {}) });
+        return runChainTask({ ...task, ...onStart?.(), ...(task.fault === "exit" || task.fault === "hang" ? { fault: "throw" as const } : {}) }, (scratch ??= new ThreadScratch()).spanBuffers);
       }),
     scan: (task) =>
       slots.use(async () => {
         const [, { scanShard }] = await workerModules();
-        return scanShard(task);
+        return scanShard(task, (scratch ??= new ThreadScratch()).ranges);
       }),
     search: searchOnOwnThread,
     close: async () => undefined,

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import { migrateHeader, migrateLikeTwin, type RawEntry } from "../core/session-migrate.js";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/session-types.js";
 import { rewriteMigrated, type MigrateFileOptions } from "../io/append-session.js";
-import { readRange } from "../io/read-range.js";
+import { RangeReader } from "../io/read-range.js";
 import type { EntryLocation, LoadedSession } from "../io/session-builder.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { classifyLine } from "../io/session-line.js";
@@ -29,7 +29,8 @@ export async function migrateScannedFile(scanned: LoadedSession, options: Migrat
 
 async function* migratedLines(scanned: LoadedSession, fd: number): AsyncGenerator<Uint8Array> {
   const firstEntry = scanned.entries[0];
-  const header = readHeader(scanned, fd, firstEntry ? placeOf(scanned, 0).byteOffset : scanned.byteLength);
+  const ranges = new RangeReader();
+  const header = readHeader(scanned, fd, firstEntry ? placeOf(scanned, 0).byteOffset : scanned.byteLength, ranges);
   migrateHeader(header);
   yield lineBytes(header);
   // The values of the line being replayed: a glued line yields several entries in a row.
@@ -41,7 +42,7 @@ async function* migratedLines(scanned: LoadedSession, fd: number): AsyncGenerato
     const place = placeOf(scanned, k);
     if (place.byteOffset !== lineOffset) {
       lineOffset = place.byteOffset;
-      values = lineValues(scanned.file, classifyLine(readRange(fd, place.byteOffset, place.bytes, scanned.file), place.byteOffset === 0), place.line);
+      values = lineValues(scanned.file, classifyLine(ranges.read(fd, place.byteOffset, place.bytes, scanned.file), place.byteOffset === 0), place.line);
       next = 0;
     }
     const entry = values[next++] as RawEntry | undefined;
@@ -60,8 +61,8 @@ function placeOf(scanned: LoadedSession, k: number): EntryLocation {
 }
 
 /** The header is the first line that is not blank; only blank lines may come before it. */
-function readHeader(scanned: LoadedSession, fd: number, end: number): SessionHeader {
-  const head = Buffer.from(readRange(fd, 0, end, scanned.file));
+function readHeader(scanned: LoadedSession, fd: number, end: number, ranges: RangeReader): SessionHeader {
+  const head = Buffer.from(ranges.read(fd, 0, end, scanned.file));
   let start = 0;
   for (let line = 1; start < head.length; line++) {
     const newline = head.indexOf(0x0a, start);

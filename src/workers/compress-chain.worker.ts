@@ -14,22 +14,29 @@ import { scanShardInto } from "./scan-shard.js";
 import type { ShardTask } from "./scan-task.js";
 import { isSearchTask, runSearchTask, type SearchTask, type SearchTaskResult } from "./search-task.js";
 import { ShardPacker, wireTransferList, type ShardScanWire } from "./shard-codec.js";
+import { ThreadScratch } from "./thread-scratch.js";
 import { workerLoaded } from "./worker-loaded.js";
 
 // Once per thread, when piscina loads this module into it.
 lowerThisThreadsPriority();
 
+/**
+ * This thread's scratch, for every task it runs. piscina loads this module once per thread and
+ * gives it no other place to keep anything from task to task.
+ */
+const scratch = new ThreadScratch();
+
 export default async function runWorkerTask(task: ChainTask | ShardTask | SearchTask): Promise<ChainTaskResult | ShardScanWire | SearchTaskResult> {
   if (isSearchTask(task)) return runSearchTask(task);
   if (!("kind" in task) || task.kind !== "scan-shard") {
-    const result = await runChainTask(task as ChainTask);
+    const result = await runChainTask(task as ChainTask, scratch.spanBuffers);
     // The index entry's bytes (about a megabyte per 1M-character chain) are the task's own buffer
     // (core/utf8-join.ts): moved, the main thread neither copies them nor holds a second copy.
     return moved(result, [result.indexDataJson.buffer as ArrayBuffer]);
   }
   // The text is about a third of the shard's bytes on the bench's sessions (lightened entries).
   const packer = new ShardPacker((task.end - task.start) / 2);
-  const wire = packer.finish(await scanShardInto(task, (line) => packer.add(line)));
+  const wire = packer.finish(await scanShardInto(task, (line) => packer.add(line), scratch.ranges));
   // Moved, not copied (workers/shard-codec.ts).
   return moved(wire, wireTransferList(wire));
 }

@@ -10,7 +10,7 @@ import { buildRef, indexDataBytesOf, type SpillFields } from "../core/chain-entr
 import { argsExcerpt, buildDeterministicBody } from "../core/deterministic-body.js";
 import { loadHasher, type Hasher } from "../core/digest.js";
 import { spanOutputs } from "../core/extract-records.js";
-import { lightenInPlace } from "../core/light-value.js";
+import { Lightener } from "../core/light-value.js";
 import { expandMarkers, mentionsMarker, resolvedValue, type LiteralRef } from "../core/literal-refs.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -18,13 +18,11 @@ import { discardStagedSpills, stageSpillFiles } from "../io/write-spill.js";
 import type { ArchivedFacts, ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
 import { archiveRecords, type ArchivedRecords } from "./archive-records.js";
 import { readFileSlice } from "./read-file-slice.js";
-import { BufferPool } from "../io/buffer-pool.js";
+import type { BufferPool } from "../io/buffer-pool.js";
 import { loadMsgpack } from "../io/msgpack-codec.js";
 
-/** The buffers a span is read into: per thread, and several because an inline run overlaps its tasks. */
-const spanBuffers = new BufferPool(2, 32 * 1024 * 1024);
-
-export async function runChainTask(task: ChainTask): Promise<ChainTaskResult> {
+/** Runs the task; its span is read into `spanBuffers`, the thread's (workers/thread-scratch.ts), each given back when the task ends. */
+export async function runChainTask(task: ChainTask, spanBuffers: BufferPool): Promise<ChainTaskResult> {
   injectFault(task);
   const hasher = await loadHasher();
   const held: Buffer[] = [];
@@ -83,22 +81,23 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   // or pi's whole ones) and these facts, and their refs from its plan; the index entry's bytes
   // above are the faithful copy of them.
   const lighten = !task.wholeMessages;
-  const facts = task.fileSlice ? records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lighten)) : undefined;
+  const lightener = task.fileSlice && lighten ? new Lightener() : undefined;
+  const facts = task.fileSlice ? records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lightener)) : undefined;
   return facts ? { ...result, records: [], archived: facts, lightened: lighten } : { ...result, records, refs, lightened: false };
 }
 
-/** What a record adds to the main thread's output: lightened by the same rules as its messages, or whole. */
-function archivedFacts(record: ToolCallRecord, soleText: boolean, literals: readonly LiteralRef[], lighten: boolean): ArchivedFacts | undefined {
+/** What a record adds to the main thread's output: lightened by the same rules as its messages (with a `lightener`), or whole. */
+function archivedFacts(record: ToolCallRecord, soleText: boolean, literals: readonly LiteralRef[], lightener: Lightener | undefined): ArchivedFacts | undefined {
   if (record.spillPath !== undefined) {
     const spill: SpillFields = { spillBytes: record.spillBytes!, resultPreview: record.resultPreview!, spillPath: record.spillPath, contentHash: record.contentHash!, spillDigest: record.spillDigest! };
-    if (lighten) lightenInPlace(spill);
+    lightener?.lighten(spill);
     return { spill };
   }
   if (soleText) return undefined;
   const text = { resultText: record.resultText };
-  if (lighten) lightenInPlace(text);
+  lightener?.lighten(text);
   // Whole, a text joined from several parts is decoded (it may hold refs).
-  return { resultText: lighten ? text.resultText : (resolvedValue(text.resultText, literals) as string | undefined) };
+  return { resultText: lightener ? text.resultText : (resolvedValue(text.resultText, literals) as string | undefined) };
 }
 
 function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {

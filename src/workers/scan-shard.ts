@@ -7,38 +7,41 @@
 
 import { performance } from "node:perf_hooks";
 import { loadHasher, type Hasher } from "../core/digest.js";
-import { lightenInPlace } from "../core/light-value.js";
+import { Lightener } from "../core/light-value.js";
 import { refLineMinBytes, refOf, REF_LINE_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
 import { soleText } from "../core/message-text.js";
 import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE, type OutputLiteral } from "../io/session-builder.js";
-import { readRange, withReadFd } from "../io/read-range.js";
+import { RangeReader, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
 import { classifyLineWithRefs, type LineResult } from "../io/session-line.js";
 import type { ScannedLine, ShardScan, ShardTask } from "./scan-task.js";
 
-export async function scanShard(task: ShardTask): Promise<ShardScan> {
+/** The scan of a shard; `ranges` is the thread's reader (workers/thread-scratch.ts), when it has one. */
+export async function scanShard(task: ShardTask, ranges = new RangeReader()): Promise<ShardScan> {
   const lines: ScannedLine[] = [];
-  return { lines, ...(await scanShardInto(task, (line) => lines.push(line))) };
+  return { lines, ...(await scanShardInto(task, (line) => lines.push(line), ranges)) };
 }
 
 /** The scan, each line handed to `take` as soon as it is scanned (a worker packs them as they come: parsed objects then die young). */
-export async function scanShardInto(task: ShardTask, take: (line: ScannedLine) => void): Promise<Omit<ShardScan, "lines">> {
+export async function scanShardInto(task: ShardTask, take: (line: ScannedLine) => void, ranges = new RangeReader()): Promise<Omit<ShardScan, "lines">> {
   const hasher = await loadHasher();
   const started = performance.now();
-  const data = withReadFd(task.file, (fd) => readRange(fd, task.start, task.end - task.start, task.file));
+  // The shard's bytes are the reader's until its next read: every ref into them is used up here.
+  const data = withReadFd(task.file, (fd) => ranges.read(fd, task.start, task.end - task.start, task.file));
+  const lightener = new Lightener();
   let index = 0;
   for (let pos = 0; pos < data.length; index++) {
     const newline = data.indexOf(0x0a, pos);
     const stop = newline === -1 ? data.length : newline;
     if (stop - pos > task.maxLineBytes) return { lineCount: index + 1, tooLongAt: index, busyMs: performance.now() - started };
-    const line = scanLine(data.subarray(pos, stop), task.start + pos, index, newline !== -1, hasher);
+    const line = scanLine(data.subarray(pos, stop), task.start + pos, index, newline !== -1, hasher, lightener);
     if (line) take(line);
     pos = stop + 1;
   }
   return { lineCount: index, busyMs: performance.now() - started };
 }
 
-function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: boolean, hasher: Hasher): ScannedLine | undefined {
+function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: boolean, hasher: Hasher, lightener: Lightener): ScannedLine | undefined {
   // The refs point into `bytes`, which the next read reuses: they are used up before this returns.
   const refs: LiteralRef[] = [];
   const result = classifyLineWithRefs(bytes, byteOffset === 0, refs, refLineMinBytes(mayBeToolResult(bytes)));
@@ -48,7 +51,7 @@ function scanLine(bytes: Buffer, byteOffset: number, index: number, terminated: 
   const output = result.kind === "value" ? outputLiteral(result.value, refs, bytes, hasher) : undefined;
   if (output) line.output = output;
   const values = valuesOf(result);
-  if (values.length > 0) line.messageChars = values.map((value) => lightenValue(value, refs));
+  if (values.length > 0) line.messageChars = values.map((value) => lightenValue(value, refs, lightener));
   return line;
 }
 
@@ -82,16 +85,16 @@ function valuesOf(result: LineResult): unknown[] {
 }
 
 /** Lightens an entry in place; returns its message's real JSON length for a message entry. */
-function lightenValue(value: unknown, refs: readonly LiteralRef[]): number | undefined {
+function lightenValue(value: unknown, refs: readonly LiteralRef[], lightener: Lightener): number | undefined {
   if (!isObject(value)) return undefined;
   const message = value.type === "message" ? value.message : undefined;
   // The message first, sized while it is lightened; the rest of the entry is small by then.
   if (typeof message !== "object" || message === null) {
-    lightenInPlace(value, refs);
+    lightener.lighten(value, refs);
     return undefined;
   }
-  const chars = lightenInPlace(message, refs);
-  lightenInPlace(value, refs, "message");
+  const chars = lightener.lighten(message, refs);
+  lightener.lighten(value, refs, "message");
   // The entry's own ISO time: only other kinds of entry have theirs read (the messages pi derives
   // from them); a message carries its numeric timestamp. One string per entry, not kept.
   value.timestamp = undefined;
