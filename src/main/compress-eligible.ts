@@ -20,10 +20,11 @@ import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { driveSteps, pauseIfDue } from "./cooperative.js";
 import { fileTaskRecords } from "./file-task-records.js";
-import { planChainSteps, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
+import { dropInner, dropOutputs, planChainSteps, retryBody, takeOutputs, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 import { Slots } from "./task-slots.js";
 import { runSettled } from "./settled-run.js";
+import { PrepareLane } from "./prepare-lane.js";
 
 /**
  * Chains committed together (two fsyncs per group). Fixed, not derived from the worker count,
@@ -103,7 +104,7 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   // what paces its full collections of the chains' garbage, which is on this heap too: lent
   // rooms raised the inline peak RSS.
   const rooms = deps.runner.workers > 0 ? new BufferPool(window, INDEX_ROOM_MAX_BYTES) : undefined;
-  const run: Run = { deps, stats, rooms, ready: new Slots(Math.max(1, deps.runner.workers)) };
+  const run: Run = { deps, stats, rooms, ready: new Slots(Math.max(1, deps.runner.workers)), lane: new PrepareLane() };
   // Each chain's task starts as soon as it is planned (main/dispatch-window.ts).
   const tasks = new DispatchWindow((plan) => dispatch(run, plan), window);
   try {
@@ -170,6 +171,8 @@ interface Run {
    * old generation only to die there.
    */
   ready: Slots;
+  /** Where the pass's tasks are prepared, one after another (main/prepare-lane.ts). */
+  lane: PrepareLane;
 }
 
 /** Index rooms larger than this are not kept (a chain that big gets one of its own each time). */
@@ -234,24 +237,8 @@ type DispatchedWork = ChainTaskResult & Pick<ChainWork, "keys" | "shortRefs">;
 
 type TaskOutcome = { ok: true; result: DispatchedWork | undefined } | { ok: false; error: Error };
 
-/**
- * Task preparation (encoding a span, or listing its lines in the file) runs one task after
- * another, with a turn of the event loop between two when a slice is used up: the first window
- * dispatches a dozen chains at once, and preparing them back to back would hold the loop.
- */
-let prepareLane: Promise<unknown> = Promise.resolve();
-
-function prepareInLane<T>(prepare: () => T | Promise<T>): Promise<T> {
-  const prepared = prepareLane.then(async () => {
-    await pauseIfDue();
-    return prepare();
-  });
-  prepareLane = prepared.catch(() => undefined);
-  return prepared;
-}
-
 /** Start the worker for a deterministic plan that has fresh outputs; other plans need none. */
-function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<TaskOutcome> {
+function dispatch({ deps, stats, rooms, ready, lane }: Run, plan: ChainPlan): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
   let leave = () => {};
   // Called as the task starts in a worker (ChainRunner.run).
@@ -264,7 +251,7 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
   const prepareAndRun = async (): Promise<DispatchedWork> => {
     leave = await ready.enter();
     try {
-      return await (deps.fileSlice ? runFromFile(deps, deps.fileSlice, plan, onStart) : runFromMemory(deps, stats, plan, onStart));
+      return await (deps.fileSlice ? runFromFile(deps, lane, deps.fileSlice, plan, onStart) : runFromMemory(deps, stats, lane, plan, onStart));
     } finally {
       // A task that failed before it started gives its place back here (leaving twice is a no-op).
       leave();
@@ -278,34 +265,34 @@ function dispatch({ deps, stats, rooms, ready }: Run, plan: ChainPlan): Promise<
 }
 
 /** The file path: the worker reads the plan's lines from the session file and sends back what the main thread keeps of its records. */
-async function runFromFile(deps: CompressEligibleDeps, fileSlice: NonNullable<CompressEligibleDeps["fileSlice"]>, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
-  const slice = await prepareInLane(() => fileSlice(plan));
-  plan.inner = [];
+async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSlice: NonNullable<CompressEligibleDeps["fileSlice"]>, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
+  const slice = await lane.run(() => fileSlice(plan));
+  // The worker reads the span from the file.
+  dropInner(plan);
   const result = await runSettled(deps.runner, buildTask(deps, plan, slice), onStart);
-  const records = fileTaskRecords(plan.outputs, result.archived ?? []);
-  plan.outputs = [];
+  const records = fileTaskRecords(takeOutputs(plan), result.archived ?? []);
   return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
 }
 
 /** Messages held in memory (pi's): from their lines on disk when the worker finds them there, else encoded on this thread. */
-async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
-  const started = deps.linesOnDisk && (await prepareInLane(() => startFromDisk(deps, plan, onStart)));
+async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, lane: PrepareLane, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
+  const started = deps.linesOnDisk && (await lane.run(() => startFromDisk(deps, plan, onStart)));
   const fromDisk = started && (await started.work);
   if (fromDisk) {
     stats.chainsFromFile++;
-    plan.inner = [];
-    plan.outputs = [];
+    dropInner(plan);
+    dropOutputs(plan);
     return fromDisk;
   }
   // The live path's records come from the worker whole: the planned outputs are not needed.
-  plan.outputs = [];
-  const encoded = await prepareInLane(() => encodeSlice(plan.inner));
+  dropOutputs(plan);
+  const encoded = await lane.run(() => encodeSlice(plan.inner));
   // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
   // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
   if (!encoded) return { ...(await runSettled(deps.runner, buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
   stats.stageMs.encode += encoded.busyMs;
-  // Drop the slice reference: from here on only the encoded copy (owned by the task) is alive.
-  plan.inner = [];
+  // From here on only the encoded copy (owned by the task) is alive.
+  dropInner(plan);
   return { ...(await runSettled(deps.runner, buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
 }
 

@@ -32,14 +32,15 @@ export interface CoveredPlan extends PlanBase {
 export interface DeterministicPlan extends PlanBase {
   kind: "deterministic";
   blockId: string;
-  /** Messages strictly inside the span. */
+  /** Messages strictly inside the span. Emptied once its task no longer needs them (dropInner). */
   inner: AgentMessage[];
   /** Where `inner` starts in the messages it was planned from (the file path finds their lines by it). */
   innerStart: number;
   plannedKeys: string[];
   /**
    * The planned outputs, in the same order (found once, while planning): the file path makes its
-   * records from them (main/file-task-records.ts). Emptied once those are made.
+   * records from them (main/file-task-records.ts). Emptied once those are made (takeOutputs,
+   * dropOutputs).
    */
   outputs: SpanOutput[];
   reservedRefs: string[];
@@ -62,6 +63,28 @@ export interface SkipPlan extends PlanBase {
 }
 
 export type ChainPlan = CoveredPlan | DeterministicPlan | SkipPlan;
+
+/*
+ * A dispatched plan lets go of what only its task needs: a plan lives until its chain is committed,
+ * and the span's messages and outputs would otherwise live on with it.
+ */
+
+/** Empties the plan's `inner`, once its task has them (or reads the span from the file). */
+export function dropInner(plan: DeterministicPlan): void {
+  plan.inner = [];
+}
+
+/** Empties the plan's `outputs`, when its records will not be made from them. */
+export function dropOutputs(plan: DeterministicPlan): void {
+  plan.outputs = [];
+}
+
+/** The plan's `outputs`, taken out of it: for the one caller that makes its records from them. */
+export function takeOutputs(plan: DeterministicPlan): SpanOutput[] {
+  const outputs = plan.outputs;
+  plan.outputs = [];
+  return outputs;
+}
 
 /** Plans one chain; `claimed` carries the outputs earlier chains of the pass took (call in chain order). */
 export function planChain(chain: ChainRange, messages: readonly AgentMessage[], spans: SpanIndex, state: PruneState, claimed: Set<string>): ChainPlan {
