@@ -29,17 +29,14 @@ import { refreshStatusLine } from "./status.js";
 /** What `/pruner` commands report while a step holds the queue. */
 export const OPEN_CHAIN_LABEL = "archiving older outputs of the running chain";
 
-/** Runtimes with a step queued but not started: a burst of turns needs only one. */
-const queued = new WeakSet<Chainpress>();
-
 export function handleTurnEnd(runtime: Chainpress, event: { toolResults?: unknown }, ctx: ExtensionContext): void {
   const results = Array.isArray(event.toolResults) ? (event.toolResults as AgentMessage[]) : [];
   const last = results[results.length - 1];
-  if (!last || !runtime.settings.enabled || !runtime.settings.openChains.enabled || queued.has(runtime)) return;
-  queued.add(runtime);
+  if (!last || !runtime.settings.enabled || !runtime.settings.openChains.enabled || runtime.openChainQueued) return;
+  runtime.openChainQueued = true;
   // Deliberately not awaited (see the header); failures are reported inside.
   void runtime.queue.run(() => {
-    queued.delete(runtime);
+    runtime.openChainQueued = false;
     return guard(runtime, ctx, "open-chain archiving", undefined, () => stepOnce(runtime, last, ctx));
   }, OPEN_CHAIN_LABEL);
 }

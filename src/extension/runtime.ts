@@ -37,6 +37,14 @@ export interface Chainpress {
   liveLock: LiveSessionLock | undefined;
   /** What the last `/pruner compact` cost pi's process (shown by `/pruner status`). */
   lastCompact: CompactCost | undefined;
+  /** An open-chain step is queued and not started (extension/open-chain-step.ts): a burst of turns needs only one. */
+  openChainQueued: boolean;
+  /**
+   * JSON length per message object, for `/pruner status` (extension/status.ts): pi keeps its
+   * message objects, and rendering returns untouched ones as they are, so after the first report
+   * only what a compaction changed is serialised again.
+   */
+  readonly messageLengths: WeakMap<object, number>;
 }
 
 /** One `/pruner compact`: what it cost pi's event loop while it ran. */
@@ -74,6 +82,8 @@ export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Cha
     commandWaitMs: options.commandWaitMs ?? DEFAULT_COMMAND_WAIT_MS,
     liveLock: undefined,
     lastCompact: undefined,
+    openChainQueued: false,
+    messageLengths: new WeakMap(),
   };
   return runtime;
 }

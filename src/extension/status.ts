@@ -77,18 +77,13 @@ export function refreshStatusLine(runtime: Chainpress, ctx: ExtensionContext): v
 }
 
 /**
- * JSON length per message object: pi keeps its message objects, and rendering returns untouched
- * ones as they are, so after the first report only what a compaction changed is serialised again.
- */
-const lengthOf = new WeakMap<object, number>();
-
-/**
  * A message serialised costs a step's unit per this many characters, on top of its own, so a step
  * of messages whose outputs are large still holds pi's UI for no longer than a small one.
  */
 const SERIALISED_CHARS_PER_UNIT = 4096;
 
-function* jsonCharsSteps(messages: readonly AgentMessage[]): Steps<number> {
+/** JSON characters of `messages`, each length remembered in `lengthOf` (Chainpress.messageLengths). */
+function* jsonCharsSteps(messages: readonly AgentMessage[], lengthOf: WeakMap<object, number>): Steps<number> {
   const budget = new StepBudget();
   let chars = 0;
   for (const message of messages) {
@@ -117,7 +112,7 @@ export function* contextCharsSteps(runtime: Chainpress, branch: readonly Session
   const raw = yield* contextMessagesSteps(branch, undefined, edits);
   const options = { ...pruneOptions(runtime), editedOutputs: editedOutputs(branch, edits) };
   const rendered = runtime.settings.enabled ? (yield* pruneMessagesSteps(raw, runtime.holder.state, options)).messages : raw;
-  return { raw: yield* jsonCharsSteps(raw), rendered: yield* jsonCharsSteps(rendered) };
+  return { raw: yield* jsonCharsSteps(raw, runtime.messageLengths), rendered: yield* jsonCharsSteps(rendered, runtime.messageLengths) };
 }
 
 /** The multi-line `/pruner status` text. */

@@ -26,7 +26,7 @@ import { DEFAULT_COMPACT_OPTIONS, type CompactOptions } from "./compact-options.
 import { buildCompactReport, type CompactReport } from "./compact-report.js";
 import { compressEligible, type ChainProgress } from "./compress-eligible.js";
 import type { OpenChainInput } from "./compress-open-chain.js";
-import { measureContextCooperatively, type ContextSize } from "./context-size.js";
+import { measureContextCooperatively, type ContextSize, type MessageLengths } from "./context-size.js";
 import { driveSteps } from "./cooperative.js";
 import { DiagnosticSink } from "./diagnostic-sink.js";
 import type { DeterministicPlan } from "./plan-chains.js";
@@ -65,6 +65,8 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
   const isProtected = makeProtectionPredicate(options);
   const renderOptions = { isProtected, recoveryGraceTurns: options.recoveryGraceTurns };
   let before: ContextSize | undefined;
+  // What the "before" measure serialised, which the "after" one then need not.
+  const lengths: MessageLengths = new WeakMap();
   const chains = await driveSteps(detectChainsSteps(model.messages, isProtected));
   const graceKeys = await driveSteps(recoveryGraceKeysSteps(model.messages, options.recoveryGraceTurns));
   // Chains behind pi's latest compaction save no context, only grow the file: left out by default.
@@ -86,13 +88,13 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       ...(loaded.lightened ? { fileSlice: (plan: DeterministicPlan) => ({ fileSlice: fileSliceOf(model, plan) }) } : {}),
       ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
       // Measured while the first chains run; nothing has been committed yet.
-      whileFirstChainsRun: async () => void (before = await measureContextCooperatively(model, renderOptions)),
+      whileFirstChainsRun: async () => void (before = await measureContextCooperatively(model, renderOptions, lengths)),
       ...(params.faultFor ? { faultFor: params.faultFor } : {}),
       ...openChainInput(model, options, isProtected),
     });
     // compressEligible always runs the hook; this only keeps the type honest.
-    before ??= await measureContextCooperatively(model, renderOptions);
-    const after = await measureContextCooperatively(model, renderOptions);
+    before ??= await measureContextCooperatively(model, renderOptions, lengths);
+    const after = await measureContextCooperatively(model, renderOptions, lengths);
     const load = monitor.stop();
     return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, marks: { started, scanned, ended: performance.now() }, load, hiddenByCompaction });
   } finally {

@@ -24,23 +24,24 @@ export function renderContext(model: SessionModel, options: PruneOptions = {}): 
 }
 
 /**
- * JSON length per message object that the scan did not measure. Rendering returns untouched
- * messages as the same objects, so the "after" measure of a compaction only serialises what
- * changed. Scanned messages are not cached: their length is a lookup already, and a cache of
- * every message is large and, growing, rehashes all its entries in one step, a stall.
+ * JSON length per message object that the scan did not measure, kept by the caller from one
+ * measure of a model to the next. Rendering returns untouched messages as the same objects, so the
+ * "after" measure of a compaction only serialises what changed. Scanned messages are not kept:
+ * their length is a lookup already, and a map of every message is large and, growing, rehashes all
+ * its entries in one step, a stall.
  */
-const lengthOf = new WeakMap<object, number>();
+export type MessageLengths = WeakMap<object, number>;
 
-export function measureContext(model: SessionModel, options: PruneOptions = {}): ContextSize {
-  return runSteps(measureSteps(model, options));
+export function measureContext(model: SessionModel, options: PruneOptions = {}, lengths: MessageLengths = new WeakMap()): ContextSize {
+  return runSteps(measureSteps(model, options, lengths));
 }
 
 /** measureContext in slices, handing the event loop a turn every few milliseconds (compaction on a shared thread). */
-export function measureContextCooperatively(model: SessionModel, options: PruneOptions = {}): Promise<ContextSize> {
-  return driveSteps(measureSteps(model, options));
+export function measureContextCooperatively(model: SessionModel, options: PruneOptions = {}, lengths: MessageLengths = new WeakMap()): Promise<ContextSize> {
+  return driveSteps(measureSteps(model, options, lengths));
 }
 
-function* measureSteps(model: SessionModel, options: PruneOptions): Steps<ContextSize> {
+function* measureSteps(model: SessionModel, options: PruneOptions, lengths: MessageLengths): Steps<ContextSize> {
   // Only the messages count here: the render's diagnostics are dropped, so it need not look for them.
   const render = { ...options, checkRecordedIds: false, editedOutputs: model.editedOutputs };
   const slots = new Int32Array(model.branch.length + 2);
@@ -59,9 +60,9 @@ function* measureSteps(model: SessionModel, options: PruneOptions): Steps<Contex
     const times = rendered === undefined ? 1 : (rendered.get(message) ?? 0);
     if (times === 0) continue;
     rendered?.delete(message);
-    chars += times * (model.scannedCharsAt(slots[k]!) ?? (yield* madeLength(message)));
+    chars += times * (model.scannedCharsAt(slots[k]!) ?? (yield* madeLength(message, lengths)));
   }
-  if (rendered !== undefined) for (const [message, times] of rendered) chars += times * (yield* madeLength(message));
+  if (rendered !== undefined) for (const [message, times] of rendered) chars += times * (yield* madeLength(message, lengths));
   return { messages: messages.length, chars };
 }
 
@@ -76,12 +77,12 @@ function* timesEachSteps(messages: readonly AgentMessage[]): Steps<Map<AgentMess
   return times;
 }
 
-/** The JSON length of a message the scan did not measure, cached by object (see lengthOf). */
-function* madeLength(message: AgentMessage): Steps<number> {
-  let length = lengthOf.get(message);
+/** The JSON length of a message the scan did not measure, kept in `lengths` (see MessageLengths). */
+function* madeLength(message: AgentMessage, lengths: MessageLengths): Steps<number> {
+  let length = lengths.get(message);
   if (length === undefined) {
     length = realJsonLength(message);
-    lengthOf.set(message, length);
+    lengths.set(message, length);
     // A rendered message (a chain's synthetic one carries its whole body) is serialised here, and
     // is a step of the count of its own.
     yield;
