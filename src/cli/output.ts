@@ -16,7 +16,7 @@ export function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
 
-/** Set once the reader of stdout went away; later writes are dropped. */
+/** Set once the reader of stdout went away; later writes are dropped. Process-wide, as stdout is. */
 let stdoutClosed = false;
 
 export function watchBrokenPipe(stream: Writable): void {

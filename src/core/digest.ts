@@ -14,6 +14,7 @@ export interface Hasher {
 
 const DIGEST_PREFIX = "xxh64:";
 
+/** The loaded module, once asked for: one per thread, like any import. */
 let loading: Promise<Hasher> | undefined;
 
 export function loadHasher(): Promise<Hasher> {

@@ -80,6 +80,7 @@ interface KernelExports {
   errorAt: KernelGlobal;
 }
 
+/** The kernel's instance, made on first use: one per thread (its memory is that thread's scratch). */
 let kernel: KernelExports | undefined;
 
 function instance(): KernelExports {

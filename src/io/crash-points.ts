@@ -21,6 +21,7 @@ export type CrashPoint =
   | "atomic-temp-written";
 
 const spec = parseSpec(process.env.CHAINPRESS_CRASH_AT);
+/** Passes of `spec.point` so far: per process, as the spec counts them. */
 let hits = 0;
 
 function parseSpec(raw: string | undefined): { point: string; n: number } | undefined {

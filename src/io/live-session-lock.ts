@@ -38,7 +38,7 @@ export function liveLockPathFor(sessionFile: string): string {
   return `${sessionFile}${LIVE_LOCK_SUFFIX}`;
 }
 
-/** Live locks this process holds, removed on exit. */
+/** Live locks this process holds, removed on exit (process-wide on purpose, as the exit handler is). */
 const held = new Map<string, string>();
 let exitHandlerInstalled = false;
 

@@ -7,6 +7,7 @@
 
 type Msgpackr = typeof import("msgpackr");
 
+/** The module, once asked for: one per thread, like any import. */
 let loading: Promise<Msgpackr> | undefined;
 
 export function loadMsgpack(): Promise<Msgpackr> {

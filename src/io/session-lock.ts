@@ -15,7 +15,10 @@ export const LOCK_SUFFIX = ".chainpress.lock";
 /** A lock file that could not be parsed is only judged stale after this long (its writer may be mid-write). */
 const UNPARSEABLE_STALE_MS = 10_000;
 
-/** Lock files this process holds, removed by the exit/signal handlers. */
+/**
+ * Lock files this process holds, removed by the exit/signal handlers. Process-wide on purpose: the
+ * handlers are the process's, and must find every lock whoever took it.
+ */
 const held = new Set<string>();
 let handlersInstalled = false;
 

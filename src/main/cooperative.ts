@@ -5,7 +5,8 @@
  * The slice belongs to the thread, not to a loop: loops run one after another or inside each
  * other (a chain's planning drives a span loop, then the next chain's), and a slice that started
  * afresh with each of them let back-to-back loops hold the thread for several slices though each
- * kept to its own.
+ * kept to its own. So the slice and its queue are this module's: one per thread, as the event
+ * loop is.
  */
 
 import { performance } from "node:perf_hooks";

@@ -14,7 +14,8 @@ import { Slots } from "./task-slots.js";
 /**
  * Chains settled at once, in the order their tasks end: a settle keeps up to a batch of files open
  * (io/write-spill.ts, 64), and every chain in flight at once could run out of the process's
- * descriptors (~1024). libuv runs four file operations at a time anyway.
+ * descriptors (~1024). libuv runs four file operations at a time anyway. Process-wide, as the
+ * descriptors and libuv's threads are.
  */
 const settling = new Slots(4);
 

@@ -55,6 +55,7 @@ export interface PruneResult {
   diagnostics: DiagnosticReport[];
 }
 
+/** The default rule, compiled on first use: a memo (the same verdicts whoever asks), not state. */
 let defaultPredicate: ProtectionPredicate | undefined;
 
 function defaultProtection(): ProtectionPredicate {
