@@ -9,7 +9,7 @@
  * modules.
  *
  * The chunks sit at the same depth as the modules they came from (dist/src/<folder>/), so a path
- * a module works out from its own location (pool-runner's worker, start-default's session) is
+ * a module works out from its own location (worker-pool's worker, start-default's session) is
  * the same from a chunk.
  */
 

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPool, workerFile } from "../src/main/pool-runner.js";
+import { startPool, workerFile } from "../src/main/worker-pool.js";
 import { CLI, ensureBuilt, removeTempDirs, ROOT, tempDir } from "./helpers/cli-harness.js";
 
 beforeAll(() => ensureBuilt());

@@ -7,7 +7,7 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PoolBoot } from "../src/main/pool-boot.js";
-import { workerFile } from "../src/main/pool-runner.js";
+import { workerFile } from "../src/main/worker-pool.js";
 import { ensureBuilt } from "./helpers/cli-harness.js";
 import { REPO_ROOT } from "./helpers/fixture-paths.js";
 

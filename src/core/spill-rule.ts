@@ -1,4 +1,4 @@
-import { isWellFormedText } from "./well-formed.js";
+import { isWellFormedText } from "./well-formed-text.js";
 
 /**
  * Whether an output is spilled to its own file: upstream's rule (length ≥ threshold), except for

@@ -11,7 +11,7 @@ import type { AppendEntry } from "../main/append-entry.js";
 import type { LoadFigures } from "../main/load-monitor.js";
 import { endSlice, ownTurn, pauseIfDue } from "../main/cooperative.js";
 import { PersistGate } from "./persist-gate.js";
-import { LazyRunner, type RunnerFactory } from "./runner-pool.js";
+import { LazyRunner, type RunnerFactory } from "./lazy-runner.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ChainpressSettings, MergeResult } from "../core/settings.js";
 import { DEFAULT_SETTINGS } from "../core/settings.js";

@@ -1,9 +1,9 @@
 /**
- * Runs ChainTasks and shard scans on a pool of worker threads (main/pool-runner.ts), or inline
+ * Runs ChainTasks and shard scans on a pool of worker threads (main/worker-pool.ts), or inline
  * on the calling thread when `workers` is 0.
  */
 
-import { startPool } from "./pool-runner.js";
+import { startPool } from "./worker-pool.js";
 import type { ChainRunner, RunnerOptions } from "./runner-contract.js";
 import { Slots } from "./task-slots.js";
 import type { SearchTask, SearchTaskResult } from "../workers/search-task.js";
@@ -25,7 +25,7 @@ function workerModules() {
 
 function inlineRunner(): ChainRunner {
   // One task at a time, as one worker would: the next chains' spans must not all be in memory at
-  // once. A task's spill files are settled after it (main/settled-run.ts), while the next one runs.
+  // once. A task's spill files are settled after it (main/settle-spills.ts), while the next one runs.
   const slots = new Slots(1);
   // The calling thread's scratch for this runner's tasks, as a pool thread has its own.
   let scratch: ThreadScratch | undefined;

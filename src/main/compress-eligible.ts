@@ -23,7 +23,7 @@ import { fileTaskRecords } from "./file-task-records.js";
 import { dropInner, dropOutputs, planChainSteps, retryBody, takeOutputs, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 import { Slots } from "./task-slots.js";
-import { runSettled } from "./settled-run.js";
+import { runAndSettleSpills } from "./settle-spills.js";
 import { PrepareLane } from "./prepare-lane.js";
 
 /**
@@ -269,7 +269,7 @@ async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSl
   const slice = await lane.run(() => fileSlice(plan));
   // The worker reads the span from the file.
   dropInner(plan);
-  const result = await runSettled(deps.runner, buildTask(deps, plan, slice), onStart);
+  const result = await runAndSettleSpills(deps.runner, buildTask(deps, plan, slice), onStart);
   const records = fileTaskRecords(takeOutputs(plan), result.archived ?? []);
   return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
 }
@@ -289,11 +289,11 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
   const encoded = await lane.run(() => encodeSlice(plan.inner));
   // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
   // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-  if (!encoded) return { ...(await runSettled(deps.runner, buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
+  if (!encoded) return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
   stats.stageMs.encode += encoded.busyMs;
   // From here on only the encoded copy (owned by the task) is alive.
   dropInner(plan);
-  return { ...(await runSettled(deps.runner, buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
+  return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
 }
 
 /**
@@ -305,7 +305,7 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
 function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => TaskStart): { work: Promise<DispatchedWork | undefined> } | undefined {
   const fileSlice = deps.linesOnDisk!(plan);
   if (!fileSlice) return undefined;
-  const work = runSettled(deps.runner, buildTask(deps, plan, { fileSlice, wholeMessages: true }), onStart).then(
+  const work = runAndSettleSpills(deps.runner, buildTask(deps, plan, { fileSlice, wholeMessages: true }), onStart).then(
     // The records are made here from pi's own messages: they share its strings, and no output
     // crosses back from the worker.
     (result): DispatchedWork => ({ ...result, records: fileTaskRecords(plan.outputs, result.archived ?? []), keys: plan.plannedKeys, shortRefs: plan.reservedRefs }),

@@ -12,8 +12,7 @@
 
 import { performance } from "node:perf_hooks";
 import type { AgentMessage } from "../core/session-types.js";
-import { msgpackAlters } from "../core/well-formed.js";
-import { loadMsgpack } from "../io/msgpack-codec.js";
+import { loadMsgpack, msgpackAlters } from "../io/msgpack-codec.js";
 import { pauseIfDue, sliceUsedUp } from "./cooperative.js";
 
 /** Encodings joined per chunk: small enough to copy within a slice, big enough to keep the transfer list short. */

@@ -1,4 +1,4 @@
-/** What runs ChainTasks and shard scans: a pool of worker threads (main/pool-runner.ts) or the calling thread (main/chain-runner.ts). */
+/** What runs ChainTasks and shard scans: a pool of worker threads (main/worker-pool.ts) or the calling thread (main/chain-runner.ts). */
 
 import type { ChainTask, ChainTaskResult } from "../workers/chain-task.js";
 import type { ShardScan, ShardTask } from "../workers/scan-task.js";
@@ -10,7 +10,7 @@ export interface ChainRunner {
   /**
    * Runs a chain task. `onStart`, when given, is called as the task starts on a worker (not while
    * it waits for one), and what it returns goes with the task. The result's spill files are
-   * written but not yet durable (`staged`): the caller settles them (main/settled-run.ts `runSettled`).
+   * written but not yet durable (`staged`): the caller settles them (main/settle-spills.ts `runAndSettleSpills`).
    */
   run(task: ChainTask, onStart?: () => TaskStart): Promise<ChainTaskResult>;
   /** Reads and parses one shard of a session file (main/scan-session.ts). */
@@ -31,7 +31,7 @@ export interface TaskStart {
 export interface RunnerOptions {
   /** Deadline of one task in a worker (default: `taskDeadlineMs` of its size). */
   deadlineMs?: (bytes: number) => number;
-  /** The module the pool's threads load (default: the built bundle, main/pool-runner.ts `workerFile`). */
+  /** The module the pool's threads load (default: the built bundle, main/worker-pool.ts `workerFile`). */
   workerFile?: string;
 }
 

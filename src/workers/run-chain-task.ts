@@ -50,7 +50,7 @@ async function runWithRoom(task: ChainTask, hasher: Hasher, room: (bytes: number
   const archived = archiveRecords(outputs, literals, task.spill, hasher);
   t = lap(timings, "hash", t);
   // Written only: the main thread makes them durable before it appends the chain's index entry
-  // (main/settled-run.ts), while this thread goes on to its next chain; a task that fails removes them.
+  // (main/settle-spills.ts), while this thread goes on to its next chain; a task that fails removes them.
   const staged = stageSpillFiles(task.spill, archived.writes);
   t = lap(timings, "spill", t);
   let built: ReturnType<typeof buildResult>;
@@ -134,7 +134,7 @@ function injectFault(task: ChainTask): void {
   if (task.fault === "throw") throw new Error(`injected fault in chain ${task.chainStart}`);
   // In a worker thread process.exit ends only that thread: the pool sees a dead worker.
   if (task.fault === "exit") process.exit(70);
-  // A worker that never answers: only its deadline (main/pool-runner.ts) ends it.
+  // A worker that never answers: only its deadline (main/worker-pool.ts) ends it.
   if (task.fault === "hang") for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
 }
 

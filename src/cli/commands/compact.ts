@@ -56,7 +56,7 @@ export function registerCompact(program: Command, io: CliIo, exit: ExitState): v
       // The pool's threads start first and boot while the compression machinery loads; both are
       // imported here, so `--help` and usage errors never load them.
       const workers = capWorkers(raw.workers).workers;
-      const pool = workers > 0 ? (await import("../../main/pool-runner.js")).startPool(workers) : undefined;
+      const pool = workers > 0 ? (await import("../../main/worker-pool.js")).startPool(workers) : undefined;
       try {
         const { runCompact } = await import("../actions/compact.js");
         exit.code = await runCompact(io, sessions, raw, pool);
