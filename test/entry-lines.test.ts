@@ -45,7 +45,7 @@ describe("readEntryLines", () => {
     const expected = await readerPlaces(file);
     expect(expected.length).toBeGreaterThan(100);
     expect(lines.size).toBe(expected.length);
-    for (const { id, place } of expected) expect(lines.placeOf(id), id).toEqual({ ...place, terminated: true });
+    for (const { id, place } of expected) expect(lines.locationOf(id), id).toEqual({ ...place, terminated: true });
   });
 
   it("finds every message entry pi's own SessionManager wrote", async () => {
@@ -59,7 +59,7 @@ describe("readEntryLines", () => {
     const lines = await readEntryLines(file, noPause);
     const expected = await readerPlaces(file);
     expect(expected).toHaveLength(40);
-    for (const { id, place } of expected) expect(lines.placeOf(id), id).toEqual({ ...place, terminated: true });
+    for (const { id, place } of expected) expect(lines.locationOf(id), id).toEqual({ ...place, terminated: true });
   });
 
   it("finds lines longer than a read, and a last line without a newline", async () => {
@@ -73,7 +73,7 @@ describe("readEntryLines", () => {
     const expected = await readerPlaces(file);
     expect(Math.max(...expected.map(({ place }) => place.bytes))).toBeGreaterThan(5 * 1024 * 1024);
     expect(lines.size).toBe(expected.length);
-    for (const [k, { id, place }] of expected.entries()) expect(lines.placeOf(id), id).toEqual({ ...place, terminated: k < expected.length - 1 });
+    for (const [k, { id, place }] of expected.entries()) expect(lines.locationOf(id), id).toEqual({ ...place, terminated: k < expected.length - 1 });
   });
 
   it("leaves out ids named by two lines, and lines not in pi's form", async () => {
@@ -93,13 +93,13 @@ describe("readEntryLines", () => {
       ].join("\n") + "\n",
     );
     const lines = await readEntryLines(file, noPause);
-    expect(lines.placeOf("msg-one")).toMatchObject({ line: 9 });
-    expect(lines.placeOf("msg-two")).toBeUndefined();
-    expect(lines.placeOf("aaaa0001")).toBeUndefined();
-    expect(lines.placeOf("aaaa0003")).toBeUndefined();
-    expect(lines.placeOf("aaaa0004")).toBeUndefined();
-    expect(lines.placeOf("aaaa0002")).toMatchObject({ line: 3 });
-    expect(lines.placeOf("aaaa0005")).toMatchObject({ line: 8, bytes: Buffer.byteLength(message("aaaa0005", "after a blank line")) });
+    expect(lines.locationOf("msg-one")).toMatchObject({ line: 9 });
+    expect(lines.locationOf("msg-two")).toBeUndefined();
+    expect(lines.locationOf("aaaa0001")).toBeUndefined();
+    expect(lines.locationOf("aaaa0003")).toBeUndefined();
+    expect(lines.locationOf("aaaa0004")).toBeUndefined();
+    expect(lines.locationOf("aaaa0002")).toMatchObject({ line: 3 });
+    expect(lines.locationOf("aaaa0005")).toMatchObject({ line: 8, bytes: Buffer.byteLength(message("aaaa0005", "after a blank line")) });
     expect(lines.size).toBe(3);
   });
 

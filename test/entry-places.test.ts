@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { EntryPlaces } from "../src/io/entry-places.js";
+import { EntryLocations } from "../src/io/entry-locations.js";
 import type { EntryLocation, OutputLiteral } from "../src/io/session-builder.js";
 
 const digest = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map((n) => n.toString(16).padStart(16, "0"));
@@ -17,11 +17,11 @@ const place: fc.Arbitrary<EntryLocation> = fc.record(
   { requiredKeys: ["line", "byteOffset", "bytes", "terminated"] },
 );
 
-describe("EntryPlaces", () => {
+describe("EntryLocations", () => {
   it("gives back every place as it was pushed, across growth of its columns", () => {
     fc.assert(
       fc.property(fc.array(place, { maxLength: 3000 }), (places) => {
-        const columns = new EntryPlaces();
+        const columns = new EntryLocations();
         const indices = places.map((p) => columns.push(p, p.messageChars, p.output));
         expect(indices).toEqual(places.map((_, i) => i));
         expect(places.map((_, i) => columns.at(i))).toEqual(places);
@@ -33,7 +33,7 @@ describe("EntryPlaces", () => {
   });
 
   it("gives back every place across many blocks of its columns (16,384 places a block)", () => {
-    const columns = new EntryPlaces();
+    const columns = new EntryLocations();
     const count = 3 * 16_384 + 7;
     const placeOf = (i: number): EntryLocation => {
       const place: EntryLocation = { line: i + 1, byteOffset: i * 1_000_003, bytes: (i * 7) % 5_000, terminated: i % 3 !== 0 };
@@ -46,13 +46,13 @@ describe("EntryPlaces", () => {
   });
 
   it("keeps a digest's leading zeros", () => {
-    const columns = new EntryPlaces();
+    const columns = new EntryLocations();
     columns.push({ line: 2, byteOffset: 10, bytes: 5, terminated: true }, undefined, [1, 2, 3, 4, 5, 1, "00000000000000a0"]);
     expect(columns.at(0).output?.[6]).toBe("00000000000000a0");
   });
 
   it("refuses a digest that is not 16 hex digits instead of storing another one", () => {
-    const columns = new EntryPlaces();
+    const columns = new EntryLocations();
     expect(() => columns.push({ line: 2, byteOffset: 0, bytes: 1, terminated: true }, undefined, [0, 0, 0, 0, 0, 0, "xyz"])).toThrow(/16 hex digits/);
   });
 });

@@ -57,10 +57,10 @@ describe("a file slice in columns", () => {
     runners.push(runner);
     const loaded = await scanSession(s.writeTemp(), runner);
     const model = modelOf(loaded);
-    expect(loaded.placeAt).toBeDefined();
+    expect(loaded.locationsByIndex).toBeDefined();
     loaded.entries.forEach((entry, k) => {
-      expect(loaded.placeAt!.location(k)).toEqual(loaded.locationOf(entry));
-      expect(loaded.placeAt!.messageChars(k)).toBe(loaded.messageCharsOf(entry));
+      expect(loaded.locationsByIndex!.location(k)).toEqual(loaded.locationOf(entry));
+      expect(loaded.locationsByIndex!.messageChars(k)).toBe(loaded.messageCharsOf(entry));
     });
     model.messages.forEach((message, k) => {
       expect(model.messageEntry(k)).toBe(model.entryOf(message));

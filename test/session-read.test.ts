@@ -303,7 +303,7 @@ describe("bad input", () => {
     expect(loaded.entries.map((e) => loaded.lineOf(e))).toEqual([2, 4, 5]);
     const text = readFileSync(file, "utf8");
     for (const [k, entry] of loaded.entries.entries()) {
-      const place = loaded.placeAt?.location(k) ?? loaded.locationOf(entry)!;
+      const place = loaded.locationsByIndex?.location(k) ?? loaded.locationOf(entry)!;
       expect(JSON.parse(text.slice(place.byteOffset, place.byteOffset + place.bytes)).id).toBe(entry.id);
     }
     expect(loaded.entryIds.last).toBe("c3");

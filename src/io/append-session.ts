@@ -229,7 +229,7 @@ export interface MigrateFileOptions {
 export async function migrateFileInPlace(loaded: LoadedSession, options: MigrateFileOptions = {}): Promise<LoadedSession> {
   if (loaded.originalVersion >= CURRENT_SESSION_VERSION) return loaded;
   if (loaded.lightened) throw new SessionFileError("io", loaded.file, "internal error: a lightened session cannot be written back");
-  const counter: SerializeCounter = { bytes: 0, places: new Map() };
+  const counter: SerializeCounter = { bytes: 0, locations: new Map() };
   await rewriteMigrated(loaded, serialize(loaded, counter), options);
   return rewrittenSession(loaded, counter);
 }
@@ -265,7 +265,7 @@ export async function rewriteMigrated(loaded: LoadedSession, lines: Iterable<Uin
 
 interface SerializeCounter {
   bytes: number;
-  places: Map<SessionEntry, EntryLocation>;
+  locations: Map<SessionEntry, EntryLocation>;
 }
 
 /** One Buffer per line, so the file is never held as one string. */
@@ -273,21 +273,21 @@ function* serialize(loaded: LoadedSession, counter: SerializeCounter): Generator
   const values: Array<SessionHeader | SessionEntry> = [loaded.header, ...loaded.entries];
   for (const [i, value] of values.entries()) {
     const line = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
-    if (i > 0) counter.places.set(value as SessionEntry, { line: i + 1, byteOffset: counter.bytes, bytes: line.length - 1, terminated: true });
+    if (i > 0) counter.locations.set(value as SessionEntry, { line: i + 1, byteOffset: counter.bytes, bytes: line.length - 1, terminated: true });
     counter.bytes += line.length;
     yield line;
   }
 }
 
 function rewrittenSession(loaded: LoadedSession, counter: SerializeCounter): LoadedSession {
-  const { places } = counter;
+  const { locations } = counter;
   return {
     ...loaded,
-    lineOf: (entry) => places.get(entry)?.line,
-    locationOf: (entry) => places.get(entry),
-    messageCharsOf: (entry) => places.get(entry)?.messageChars,
-    // The places by index were the file's before it was rewritten.
-    placeAt: undefined,
+    lineOf: (entry) => locations.get(entry)?.line,
+    locationOf: (entry) => locations.get(entry),
+    messageCharsOf: (entry) => locations.get(entry)?.messageChars,
+    // The locations by index were the file's before it was rewritten.
+    locationsByIndex: undefined,
     originalVersion: CURRENT_SESSION_VERSION,
     byteLength: counter.bytes,
     truncatedTail: null,

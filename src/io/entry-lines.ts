@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import { HEX_ID_DIGITS, hexIdDigit, hexIdValue } from "../core/entry-id-set.js";
 import { U32Table } from "../core/u32-table.js";
-import { EntryPlaces } from "./entry-places.js";
+import { EntryLocations } from "./entry-locations.js";
 import type { EntryLocation, LineMeta } from "./session-builder.js";
 
 /** Bytes read at a time: each is split into lines on the calling thread within a few milliseconds. */
@@ -32,15 +32,15 @@ export class EntryLines {
   /** Slots by id: pi's ids (8 hex digits) by their value, which needs no string per line; any other by its text. */
   private readonly hexSlots = new U32Table(true);
   private readonly otherSlots = new Map<string, number>();
-  private readonly places = new EntryPlaces();
+  private readonly locations = new EntryLocations();
 
   constructor(readonly file: string) {}
 
   /** The line of the message entry `id`; undefined when no line, or more than one, has it. */
-  placeOf(id: string): EntryLocation | undefined {
+  locationOf(id: string): EntryLocation | undefined {
     const value = hexIdValue(id);
     const slot = value < 0 ? this.otherSlots.get(id) : this.hexSlots.get(value);
-    return slot === undefined || slot === AMBIGUOUS ? undefined : this.places.at(slot);
+    return slot === undefined || slot === AMBIGUOUS ? undefined : this.locations.at(slot);
   }
 
   /** Message entries indexed (ids named by two lines not counted). */
@@ -51,9 +51,9 @@ export class EntryLines {
   }
 
   /** Adds the line of entry `id`: a number for a pi id (hexIdValue), else its text. */
-  add(id: number | string, place: LineMeta): void {
+  add(id: number | string, line: LineMeta): void {
     const known = typeof id === "number" ? this.hexSlots.get(id) : this.otherSlots.get(id);
-    const slot = known === undefined ? this.places.push(place, undefined, undefined) : AMBIGUOUS;
+    const slot = known === undefined ? this.locations.push(line, undefined, undefined) : AMBIGUOUS;
     if (typeof id === "number") this.hexSlots.set(id, slot);
     else this.otherSlots.set(id, slot);
   }

@@ -1,6 +1,6 @@
 /**
  * Turns classified lines (session-line.ts), fed in file order, into a LoadedSession: the header,
- * the entries, their places in the file, and the warnings. Every rule about what a line means
+ * the entries, their locations in the file, and the warnings. Every rule about what a line means
  * for the session lives here, whether the lines were parsed on this thread (read-session.ts) or
  * by workers (main/scan-session.ts).
  */
@@ -18,7 +18,7 @@ import { isObject } from "../core/entry-shapes.js";
 import { describeUnknownKind, unknownEntryKinds } from "../core/entry-kinds.js";
 import type { LineResult } from "./session-line.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
-import { EntryPlaces } from "./entry-places.js";
+import { EntryLocations } from "./entry-locations.js";
 import { RepeatedStrings } from "./repeated-strings.js";
 
 /** Where one physical line lies in the file. */
@@ -103,12 +103,12 @@ export interface LoadedSession {
   /**
    * Where `entries[k]` lies, by its index k: what locationOf and messageCharsOf say of it, without
    * a lookup by entry object (a map of every entry, built only if one is asked for).
-   * Absent where places are known by entry only.
+   * Absent where locations are known by entry only.
    */
-  placeAt?: EntryPlaceReader;
+  locationsByIndex?: EntryLocationReader;
 }
 
-export interface EntryPlaceReader {
+export interface EntryLocationReader {
   location(k: number): EntryLocation;
   messageChars(k: number): number | undefined;
 }
@@ -124,8 +124,8 @@ export interface BuilderOptions {
 export class SessionBuilder {
   private header: SessionHeader | null = null;
   private readonly entries: RawEntry[] = [];
-  /** The place of `entries[i]` is `places` item i. */
-  private readonly places = new EntryPlaces();
+  /** The location of `entries[i]` is `locations` item i. */
+  private readonly locations = new EntryLocations();
   private readonly repeated = new RepeatedStrings();
   private readonly warnings: SessionWarning[] = [];
   private truncatedTail: TruncatedTail | null = null;
@@ -206,7 +206,7 @@ export class SessionBuilder {
     }
     this.repeated.share(value, this.entries[this.entries.length - 1]);
     this.entries.push(value as RawEntry);
-    this.places.push(meta, messageChars, output);
+    this.locations.push(meta, messageChars, output);
   }
 
   /** Throws, or in skip mode records the line as left out (pi drops such lines silently). */
@@ -240,17 +240,17 @@ export class SessionBuilder {
     const originalVersion = sessionVersionOf(header);
     migrateEntries(header, this.entries, (this.options.idFactory ?? deterministicIdFactory)(header.id));
     const { entries, raw, ids, uniqueIds } = yield* this.checkEntries();
-    const places = this.places;
-    let placeOf: Map<SessionEntry, number> | undefined;
+    const locations = this.locations;
+    let indexOf: Map<SessionEntry, number> | undefined;
     const at = <T>(entry: SessionEntry, read: (i: number) => T): T | undefined => {
-      placeOf ??= placesByEntry(entries, raw);
-      const i = placeOf.get(entry);
+      indexOf ??= indexByEntry(entries, raw);
+      const i = indexOf.get(entry);
       return i === undefined ? undefined : read(i);
     };
     // Made once: the context measure asks for a message's length once per message.
-    const lineAt = (i: number) => places.line(i);
-    const locationAt = (i: number) => places.at(i);
-    const messageCharsAt = (i: number) => places.messageCharsAt(i);
+    const lineAt = (i: number) => locations.line(i);
+    const locationAt = (i: number) => locations.at(i);
+    const messageCharsAt = (i: number) => locations.messageCharsAt(i);
     return {
       file: this.file,
       header,
@@ -269,7 +269,7 @@ export class SessionBuilder {
       lightened: this.options.lightened === true,
       entryIds: ids,
       uniqueIds,
-      placeAt: { location: (k) => places.at(raw[k]!), messageChars: (k) => places.messageCharsAt(raw[k]!) },
+      locationsByIndex: { location: (k) => locations.at(raw[k]!), messageChars: (k) => locations.messageCharsAt(raw[k]!) },
     };
   }
 
@@ -285,12 +285,12 @@ export class SessionBuilder {
     // The entries kept: all of them (the same array) unless one is left out, when a copy is made.
     let kept: SessionEntry[] | undefined;
     let uniqueIds = true;
-    /** The index in `this.entries` (and `places`) of each kept entry. */
+    /** The index in `this.entries` (and `locations`) of each kept entry. */
     const raw = new Int32Array(this.entries.length);
     for (let i = 0; i < this.entries.length; i++) {
       if (stepDue(i)) yield;
       const entry = this.entries[i]!;
-      const line = this.places.line(i);
+      const line = this.locations.line(i);
       if (entry.type === "session") {
         this.warnings.push(sessionWarning("extra-header", this.file, "second session header; pi ignores it", line));
         if (typeof entry.id === "string") {
@@ -313,17 +313,17 @@ export class SessionBuilder {
     }
     const entries = kept ?? (this.entries as SessionEntry[]);
     for (const kind of unknownEntryKinds(entries)) {
-      this.warnings.push(sessionWarning("unknown-entry-type", this.file, describeUnknownKind(kind), this.places.line(raw[kind.firstIndex]!)));
+      this.warnings.push(sessionWarning("unknown-entry-type", this.file, describeUnknownKind(kind), this.locations.line(raw[kind.firstIndex]!)));
     }
     return { entries, raw: kept ? raw.subarray(0, kept.length) : raw, ids, uniqueIds };
   }
 }
 
-/** Each kept entry's index in the places (`raw[k]` for `entries[k]`), by entry object. */
-function placesByEntry(entries: readonly SessionEntry[], raw: Int32Array): Map<SessionEntry, number> {
-  const placeOf = new Map<SessionEntry, number>();
-  for (let k = 0; k < entries.length; k++) placeOf.set(entries[k]!, raw[k]!);
-  return placeOf;
+/** Each kept entry's index in the locations (`raw[k]` for `entries[k]`), by entry object. */
+function indexByEntry(entries: readonly SessionEntry[], raw: Int32Array): Map<SessionEntry, number> {
+  const indexOf = new Map<SessionEntry, number>();
+  for (let k = 0; k < entries.length; k++) indexOf.set(entries[k]!, raw[k]!);
+  return indexOf;
 }
 
 /** A piece of a glued line that is an entry (version 3: with its tree fields; older files get ids on migration). */

@@ -24,9 +24,9 @@ export function fileSliceOf(model: SessionModel, { inner, innerStart }: Span): F
     // model's messages, the span is a slice of them; planned from another array, it is looked up.
     const byIndex = model.messages[innerStart + k] === message;
     const entry = byIndex ? model.messageEntry(innerStart + k) : model.entryOf(message);
-    const place = byIndex ? model.messageLocation(innerStart + k) : model.locationOf(message);
-    if (!entry || !place) throw new Error("a message of the span has no line in the session file");
-    addLine(slice, place, entry.id, message);
+    const location = byIndex ? model.messageLocation(innerStart + k) : model.locationOf(message);
+    if (!entry || !location) throw new Error("a message of the span has no line in the session file");
+    addLine(slice, location, entry.id, message);
   }
   return slice.slice();
 }
@@ -40,14 +40,14 @@ export function fileSliceFromLines(lines: EntryLines, messages: readonly AgentMe
   for (let k = 0; k < inner.length; k++) {
     const message = inner[k]!;
     const id = messages[innerStart + k] === message ? entryIdOf(innerStart + k) : undefined;
-    const place = id === undefined ? undefined : lines.placeOf(id);
-    if (id === undefined || place === undefined) return undefined;
-    addLine(slice, place, id, message);
+    const location = id === undefined ? undefined : lines.locationOf(id);
+    if (id === undefined || location === undefined) return undefined;
+    addLine(slice, location, id, message);
   }
   return slice.slice();
 }
 
-function addLine(slice: FileSliceWriter, place: EntryLocation, id: string, message: AgentMessage): void {
+function addLine(slice: FileSliceWriter, location: EntryLocation, id: string, message: AgentMessage): void {
   const { toolCallId, isError } = message as { toolCallId?: unknown; isError?: unknown };
-  slice.add(place, id, message.role, message.timestamp, toolCallId, isError === true);
+  slice.add(location, id, message.role, message.timestamp, toolCallId, isError === true);
 }

@@ -30,7 +30,7 @@ export async function migrateScannedFile(scanned: LoadedSession, options: Migrat
 async function* migratedLines(scanned: LoadedSession, fd: number): AsyncGenerator<Uint8Array> {
   const firstEntry = scanned.entries[0];
   const ranges = new RangeReader();
-  const header = readHeader(scanned, fd, firstEntry ? placeOf(scanned, 0).byteOffset : scanned.byteLength, ranges);
+  const header = readHeader(scanned, fd, firstEntry ? locationAt(scanned, 0).byteOffset : scanned.byteLength, ranges);
   migrateHeader(header);
   yield lineBytes(header);
   // The values of the line being replayed: a glued line yields several entries in a row.
@@ -39,14 +39,14 @@ async function* migratedLines(scanned: LoadedSession, fd: number): AsyncGenerato
   let next = 0;
   for (let k = 0; k < scanned.entries.length; k++) {
     const twin = scanned.entries[k]!;
-    const place = placeOf(scanned, k);
-    if (place.byteOffset !== lineOffset) {
-      lineOffset = place.byteOffset;
-      values = lineValues(scanned.file, classifyLine(ranges.read(fd, place.byteOffset, place.bytes, scanned.file), place.byteOffset === 0), place.line);
+    const location = locationAt(scanned, k);
+    if (location.byteOffset !== lineOffset) {
+      lineOffset = location.byteOffset;
+      values = lineValues(scanned.file, classifyLine(ranges.read(fd, location.byteOffset, location.bytes, scanned.file), location.byteOffset === 0), location.line);
       next = 0;
     }
     const entry = values[next++] as RawEntry | undefined;
-    if (entry?.type !== twin.type) throw changed(scanned.file, place.line);
+    if (entry?.type !== twin.type) throw changed(scanned.file, location.line);
     migrateLikeTwin(entry, twin as unknown as RawEntry, scanned.originalVersion);
     yield lineBytes(entry);
     await pauseIfDue();
@@ -54,10 +54,10 @@ async function* migratedLines(scanned: LoadedSession, fd: number): AsyncGenerato
 }
 
 /** Where the k-th entry of the scan lies. */
-function placeOf(scanned: LoadedSession, k: number): EntryLocation {
-  const place = scanned.placeAt?.location(k) ?? scanned.locationOf(scanned.entries[k]!);
-  if (!place) throw new Error(`internal error: entry ${k} of the scan of ${scanned.file} has no place`);
-  return place;
+function locationAt(scanned: LoadedSession, k: number): EntryLocation {
+  const location = scanned.locationsByIndex?.location(k) ?? scanned.locationOf(scanned.entries[k]!);
+  if (!location) throw new Error(`internal error: entry ${k} of the scan of ${scanned.file} has no location`);
+  return location;
 }
 
 /** The header is the first line that is not blank; only blank lines may come before it. */

@@ -40,7 +40,7 @@ export interface SessionModel {
   scannedCharsAt(slot: number): number | undefined;
   /** The entry of `messages[k]`, by index (no lookup). */
   messageEntry(k: number): SessionEntry;
-  /** Where the line of `messages[k]` lies, by index (no lookup where the scan's places are known by index). */
+  /** Where the line of `messages[k]` lies, by index (no lookup where the scan's locations are known by index). */
   messageLocation(k: number): EntryLocation | undefined;
 }
 
@@ -88,13 +88,13 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   const edits = yield* editsOnBranchSteps(branch);
   const { state, warnings } = yield* reconstructStateSteps(branch, { lineOf: (entry) => loaded.lineOf(entry) });
   const scannedChars = new Float64Array(branch.length).fill(NOT_SCANNED);
-  const places = loaded.placeAt;
+  const byIndex = loaded.locationsByIndex;
   for (let index = 0; index < branch.length; index++) {
     if (stepDue(index)) yield;
     const entry = branch[index]!;
     const message = (entry as Partial<MessageEntry>).message;
     if (entry.type !== "message" || typeof message !== "object" || message === null) continue;
-    const chars = places ? places.messageChars(walk.indices[index]!) : loaded.messageCharsOf(entry);
+    const chars = byIndex ? byIndex.messageChars(walk.indices[index]!) : loaded.messageCharsOf(entry);
     scannedChars[index] = chars ?? NOT_SCANNED;
   }
   const slotOfMessage = slotLookup(branch);
@@ -106,7 +106,7 @@ function* modelSteps(loaded: LoadedSession): Steps<SessionModel> {
   // more than a typed array as long as the branch).
   const positions = new Int32Array(branch.length);
   const messages = yield* branchMessagesSteps(branch, positions, edits);
-  const locationAt = (slot: number) => (places ? places.location(walk.indices[slot]!) : loaded.locationOf(branch[slot]!));
+  const locationAt = (slot: number) => (byIndex ? byIndex.location(walk.indices[slot]!) : loaded.locationOf(branch[slot]!));
   return {
     loaded,
     branch,

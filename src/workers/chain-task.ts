@@ -48,7 +48,7 @@ export interface ExpectedLine {
 export interface FileSlice {
   file: string;
   /** Per line: byte offset, byte length, 1-based line number. */
-  places: Float64Array;
+  locations: Float64Array;
   ids: string[];
   roles: string[];
   timestamps: unknown[];
@@ -100,7 +100,7 @@ export interface TaskTimings {
   decode: number;
   extract: number;
   hash: number;
-  /** Writing the spill files, plus the main thread's wait for the disk after the task (main/settled-run.ts), which overlaps other work. */
+  /** Writing the spill files, plus the main thread's wait for the disk after the task (main/settle-spills.ts), which overlaps other work. */
   spill: number;
   body: number;
 }
@@ -147,7 +147,7 @@ export interface ChainTaskResult {
   spilledBytes: number;
   /**
    * The spill files, written under temporary names and not yet durable: the caller settles them
-   * (main/settled-run.ts `runSettled`) before it appends the chain's index entry, which then finds
+   * (main/settle-spills.ts `runAndSettleSpills`) before it appends the chain's index entry, which then finds
    * them durable under their final names.
    */
   staged: StagedSpill[];

@@ -9,14 +9,14 @@
 import type { EntryLocation, OutputLiteral } from "../io/session-builder.js";
 import type { ExpectedLine, FileSlice } from "./chain-task.js";
 
-/** Numbers per line in `places`: byte offset, byte length, 1-based line number. */
-const PLACE_WIDTH = 3;
+/** Numbers per line in `locations`: byte offset, byte length, 1-based line number. */
+const LOCATION_WIDTH = 3;
 /** Numbers per located output in `outputs`: the line's index in the slice, the literal's six numbers, isError (1 or 0). */
 const OUTPUT_WIDTH = 8;
 
 /** Builds a FileSlice a line at a time, in span order. */
 export class FileSliceWriter {
-  private readonly places: Float64Array;
+  private readonly locations: Float64Array;
   private readonly ids: string[] = [];
   private readonly roles: string[] = [];
   private readonly timestamps: unknown[] = [];
@@ -28,39 +28,39 @@ export class FileSliceWriter {
     private readonly file: string,
     lines: number,
   ) {
-    this.places = new Float64Array(PLACE_WIDTH * lines);
+    this.locations = new Float64Array(LOCATION_WIDTH * lines);
   }
 
   /** The next line: where it lies, and what the plan says it holds (`toolCallId` undefined: none). */
-  add(place: EntryLocation, id: string, role: string, timestamp: unknown, toolCallId: unknown, isError: boolean): void {
+  add(location: EntryLocation, id: string, role: string, timestamp: unknown, toolCallId: unknown, isError: boolean): void {
     const at = this.ids.length;
-    if (PLACE_WIDTH * (at + 1) > this.places.length) throw new Error(`internal error: a file slice of ${this.places.length / PLACE_WIDTH} lines got more`);
-    this.places[PLACE_WIDTH * at] = place.byteOffset;
-    this.places[PLACE_WIDTH * at + 1] = place.bytes;
-    this.places[PLACE_WIDTH * at + 2] = place.line;
+    if (LOCATION_WIDTH * (at + 1) > this.locations.length) throw new Error(`internal error: a file slice of ${this.locations.length / LOCATION_WIDTH} lines got more`);
+    this.locations[LOCATION_WIDTH * at] = location.byteOffset;
+    this.locations[LOCATION_WIDTH * at + 1] = location.bytes;
+    this.locations[LOCATION_WIDTH * at + 2] = location.line;
     this.ids.push(id);
     this.roles.push(role);
     this.timestamps.push(timestamp);
     this.toolCallIds.push(toolCallId);
-    if (place.output === undefined) return;
-    const [offset, bytes, units, jsonLength, utf8Bytes, flags, digest] = place.output;
+    if (location.output === undefined) return;
+    const [offset, bytes, units, jsonLength, utf8Bytes, flags, digest] = location.output;
     this.outputs.push(at, offset, bytes, units, jsonLength, utf8Bytes, flags, isError ? 1 : 0);
     this.digests.push(digest);
   }
 
   slice(): FileSlice {
-    if (this.ids.length * PLACE_WIDTH !== this.places.length) throw new Error("internal error: a file slice got fewer lines than it was made for");
-    const { file, places, ids, roles, timestamps, toolCallIds, digests } = this;
-    return { file, places, ids, roles, timestamps, toolCallIds, outputs: Float64Array.from(this.outputs), digests };
+    if (this.ids.length * LOCATION_WIDTH !== this.locations.length) throw new Error("internal error: a file slice got fewer lines than it was made for");
+    const { file, locations, ids, roles, timestamps, toolCallIds, digests } = this;
+    return { file, locations, ids, roles, timestamps, toolCallIds, outputs: Float64Array.from(this.outputs), digests };
   }
 }
 
 /** The slice's lines as objects, in span order (the worker's side). */
 export function expectedLines(slice: FileSlice): ExpectedLine[] {
-  const { places, outputs } = slice;
+  const { locations, outputs } = slice;
   const lines: ExpectedLine[] = [];
   for (let i = 0; i < slice.ids.length; i++) {
-    const line: ExpectedLine = { byteOffset: places[PLACE_WIDTH * i]!, bytes: places[PLACE_WIDTH * i + 1]!, line: places[PLACE_WIDTH * i + 2]!, id: slice.ids[i]!, role: slice.roles[i]!, timestamp: slice.timestamps[i] };
+    const line: ExpectedLine = { byteOffset: locations[LOCATION_WIDTH * i]!, bytes: locations[LOCATION_WIDTH * i + 1]!, line: locations[LOCATION_WIDTH * i + 2]!, id: slice.ids[i]!, role: slice.roles[i]!, timestamp: slice.timestamps[i] };
     if (slice.toolCallIds[i] !== undefined) line.toolCallId = slice.toolCallIds[i];
     lines.push(line);
   }
@@ -77,6 +77,6 @@ export function expectedLines(slice: FileSlice): ExpectedLine[] {
 /** Bytes the slice's lines hold (the task's size, for its deadline). */
 export function sliceBytes(slice: FileSlice): number {
   let bytes = 0;
-  for (let i = 0; i < slice.ids.length; i++) bytes += slice.places[PLACE_WIDTH * i + 1]!;
+  for (let i = 0; i < slice.ids.length; i++) bytes += slice.locations[LOCATION_WIDTH * i + 1]!;
   return bytes;
 }

@@ -1,8 +1,8 @@
 /**
  * Where each entry of a session lies in its file, kept in typed columns rather than as an object
  * per entry: as objects, the entries and their located-output arrays were a large share of the main
- * thread's heap, and the collector visited every one of them in each full collection. A place is
- * read back as an EntryLocation only when someone asks.
+ * thread's heap, and the collector visited every one of them in each full collection. A location
+ * is read back as an EntryLocation object only when someone asks.
  */
 
 import type { EntryLocation, LineMeta, OutputLiteral } from "./session-builder.js";
@@ -12,7 +12,7 @@ const TERMINATED = 1;
 
 type Block = Int32Array | Float64Array | Uint8Array | Uint32Array;
 
-/** Items in a column's block: 16,384 (a power of two, so a place's block and slot are a shift and a mask). */
+/** Items in a column's block: 16,384 (a power of two, so an item's block and slot are a shift and a mask). */
 const BLOCK_BITS = 14;
 const BLOCK_ITEMS = 1 << BLOCK_BITS;
 const SLOT_MASK = BLOCK_ITEMS - 1;
@@ -41,7 +41,7 @@ class Column<T extends Block> {
   }
 }
 
-export class EntryPlaces {
+export class EntryLocations {
   private count = 0;
   private readonly lines = new Column((n) => new Int32Array(n));
   private readonly offsets = new Column((n) => new Float64Array(n));
@@ -57,7 +57,7 @@ export class EntryPlaces {
   /** The xxh64 digest as two 32-bit halves (16 hex digits). */
   private readonly outputDigests = new Column((n) => new Uint32Array(n), 2);
 
-  /** Adds a place (the fields are copied: `meta` may carry the line's bytes, which must not stay alive); returns its index. */
+  /** Adds a location (the fields are copied: `meta` may carry the line's bytes, which must not stay alive); returns its index. */
   push(meta: LineMeta, messageChars: number | undefined, output: OutputLiteral | undefined): number {
     const i = this.count++;
     this.lines.set(i, meta.line);
@@ -78,14 +78,14 @@ export class EntryPlaces {
     return chars === NONE ? undefined : chars;
   }
 
-  /** The place as the builder was given it (a fresh object each call). */
+  /** The location as the builder was given it (a fresh object each call). */
   at(i: number): EntryLocation {
-    const place: EntryLocation = { line: this.lines.get(i), byteOffset: this.offsets.get(i), bytes: this.byteLengths.get(i), terminated: this.flags.get(i) === TERMINATED };
+    const location: EntryLocation = { line: this.lines.get(i), byteOffset: this.offsets.get(i), bytes: this.byteLengths.get(i), terminated: this.flags.get(i) === TERMINATED };
     const chars = this.messageCharsAt(i);
-    if (chars !== undefined) place.messageChars = chars;
+    if (chars !== undefined) location.messageChars = chars;
     const output = this.outputOf.get(i);
-    if (output !== NONE) place.output = this.outputAt(output);
-    return place;
+    if (output !== NONE) location.output = this.outputAt(output);
+    return location;
   }
 
   private pushOutput(output: OutputLiteral): number {
