@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NEWLINES, normalisationTexts } from "./helpers/normalisation-texts.js";
 import { contentHash, contentHashOfUtf8 } from "../src/core/content-hash.js";
-import { unescapeLiteral } from "../src/core/json-literal.js";
+import { unescapeLiteral } from "../src/core/unescape-literal.js";
 
 /** Asserts the byte hash on a Buffer and on a plain Uint8Array view that does not start its buffer. */
 function expectSame(text: string, toolName = "bash"): void {

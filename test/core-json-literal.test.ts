@@ -5,7 +5,8 @@
 // Buffer, never the code under test.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalLiteral, decodeLiteral, literalEnd, literalPrefix, scanLiteral, unescapeLiteral, type LiteralFacts } from "../src/core/json-literal.js";
+import { canonicalLiteral, decodeLiteral, literalEnd, literalPrefix, scanLiteral, type LiteralFacts } from "../src/core/json-literal.js";
+import { unescapeLiteral } from "../src/core/unescape-literal.js";
 
 /** True when the string has no lone surrogate (UTF-8 gives it back exactly). */
 function isWellFormed(text: string): boolean {

@@ -6,7 +6,8 @@
 import fs from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scanLiteral, scanLiteralInJs, unescapeLiteral, unescapeLiteralInJs } from "../src/core/json-literal.js";
+import { scanLiteral, scanLiteralInJs } from "../src/core/json-literal.js";
+import { unescapeLiteral, unescapeLiteralInJs } from "../src/core/unescape-literal.js";
 import { KERNEL_MAX_BYTES, KERNEL_MIN_BYTES, kernelScan, kernelUnescape, type LiteralCounts } from "../src/core/literal-kernel.js";
 // @ts-expect-error: a build script, plain JavaScript without declarations
 import { KERNEL_MODULE, kernelModuleText } from "../scripts/build-wasm.mjs";

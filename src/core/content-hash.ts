@@ -242,7 +242,7 @@ class CoalescingByteFeeder {
  * tool output read straight from a session line is never decoded): SHA-1 is fed the kept ranges of
  * the input, which are already the UTF-8 that contentHash encodes its ranges to.
  *
- * `lfAfterBlank`, when the caller has it (core/json-literal.ts `unescapeLiteral` notes it as it
+ * `lfAfterBlank`, when the caller has it (core/unescape-literal.ts `unescapeLiteral` notes it as it
  * writes the bytes): every offset of a line feed that follows a CR, a space or a tab, ascending.
  * Then no other line feed is looked for: few line feeds of real output follow a blank, and
  * searching every one of them was most of the hashing.

@@ -1,7 +1,8 @@
 /**
- * What JSON's string escapes are, as tables indexed by byte: shared by the JavaScript passes over
- * a literal's bytes (core/json-literal.ts) and their WebAssembly kernel (core/literal-kernel.ts
- * copies these into its memory), so each fact is written once.
+ * What JSON's string escapes are, as tables indexed by byte, and what a \u escape spells: shared by
+ * the JavaScript passes over a literal's bytes (core/json-literal.ts, core/unescape-literal.ts)
+ * and their WebAssembly kernel (core/literal-kernel.ts copies the tables into its memory), so
+ * each fact is written once.
  */
 
 /** Per byte after a backslash, the code unit of that two-character escape; -1 for `u` and for what JSON.parse rejects. */
@@ -30,3 +31,19 @@ export const ASCII_JSON_CHARS = (() => {
   return table;
 })();
 
+/** The code unit spelt by the four hex digits at `at`, or -1 when one is not a hex digit. */
+export function hexUnit(bytes: Uint8Array, at: number): number {
+  const a = HEX_DIGIT[bytes[at]!]!;
+  const b = HEX_DIGIT[bytes[at + 1]!]!;
+  const c = HEX_DIGIT[bytes[at + 2]!]!;
+  const d = HEX_DIGIT[bytes[at + 3]!]!;
+  return (a | b | c | d) < 0 ? -1 : (a << 12) | (b << 8) | (c << 4) | d;
+}
+
+export function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+export function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}

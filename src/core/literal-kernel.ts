@@ -1,13 +1,12 @@
 /**
  * The WebAssembly kernel of the two passes over every byte of a long JSON string literal: measure
- * it (`kernelScan`, for core/json-literal.ts `scanLiteral`) and unescape it (`kernelUnescape`,
- * for `unescapeLiteral`). Tool outputs are most of a large session's bytes, and in JavaScript
- * these passes look at a byte at a time; the kernel (literal-kernel.wat) looks at 16 with SIMD
- * and stops only at escapes. Each call copies the literal into the kernel's memory, so the
- * results are exactly the JavaScript passes' (test/core-literal-kernel.test.ts).
+ * it (`kernelScan`, for core/json-literal.ts `scanLiteral`) and unescape it (`kernelUnescape`, for
+ * core/unescape-literal.ts `unescapeLiteral`). Tool outputs are most of a large session's bytes,
+ * and in JavaScript these passes look at a byte at a time; the kernel (literal-kernel.wat) looks at
+ * 16 with SIMD and stops only at escapes. Each call copies the literal into the kernel's memory, so
+ * the results are exactly the JavaScript passes' (test/core-literal-kernel.test.ts).
  *
- * One instance per thread, made on first use (compiling the ~2 KB module takes well under a
- * millisecond).
+ * One instance per thread, made on first use (the module is small and compiles at once).
  */
 
 import { cutsBeforeLineFeed } from "./content-hash.js";

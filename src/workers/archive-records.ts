@@ -7,7 +7,7 @@
 
 import { buildBackfilledRecord, type SpillFields } from "../core/chain-entry.js";
 import type { Hasher } from "../core/digest.js";
-import { unescapeLiteral } from "../core/json-literal.js";
+import { unescapeLiteral } from "../core/unescape-literal.js";
 import { outputFields, type SpanOutput } from "../core/extract-records.js";
 import { soleText } from "../core/message-text.js";
 import { refOf, resolveMarkers, type LiteralRef } from "../core/literal-refs.js";
