@@ -14,8 +14,9 @@ import type { ChainCompressionEntry, DiagnosticReport } from "../prune-types.js"
 import { summaryRefs } from "../reconstruct.js";
 import type { AgentMessage, ContentPart, ToolResultMessage, UserMessage } from "../session-types.js";
 import { SpanIndex } from "../span-index.js";
-import { MapAllowance, type MapBudget, type MapCall } from "../archive-map.js";
+import { MapAllowance, type MapBudget } from "../archive-map.js";
 import { runSteps, stepDue, type Steps } from "../steps.js";
+import { blockBodyLookup, buildSyntheticChainMessage, chainBody, mapCallsOf, presentSyntheticIds, type ProtectedOutput } from "./chain-message.js";
 
 export interface ChainRenderOptions {
   /** The closing assistant keeps only its non-thinking blocks (default true, as upstream). */
@@ -45,14 +46,6 @@ export interface AcceptedRange {
   /** Index of the closing assistant message. */
   endIndex: number;
 }
-
-/** A protected output relocated verbatim into the synthetic message. */
-interface ProtectedOutput {
-  tool: string;
-  text: string;
-}
-
-const SYNTHETIC_PREFIX = '<compressed-chain id="';
 
 // ---------------------------------------------------------------------------------------------
 // Planning: which entries apply.
@@ -188,87 +181,6 @@ function sameOnceEach(listed: readonly string[], actual: Set<string>): boolean {
   const same = found === listed.length;
   for (let i = 0; i < found; i++) actual.add(bareToolCallId(listed[i]!));
   return same;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bodies and the synthetic message.
-
-/** Body before placeholder substitution: the stored text, else the per-batch summaries joined. */
-export function rawChainBody(entry: ChainCompressionEntry, state: PruneState): string {
-  if (entry.rangeSummaryText !== undefined) return entry.rangeSummaryText;
-  return state.summaryTextsFor(entry.droppedOccurrenceKeys ?? entry.droppedToolCallIds ?? []).join("\n\n");
-}
-
-const BLOCK_PLACEHOLDER = /\{(b\d+)\}/g;
-
-/**
- * One-level `{bN}` substitution, for covered-path bodies only. Summaries written by the model
- * may refer to earlier blocks, and upstream expands those. Deterministic bodies are NOT
- * expanded (deliberate divergence from upstream, reference §13.1): their First/Last lines
- * quote raw tool args, where `{b1}` is ordinary shell or template text and expanding it would
- * splice another block's body into an args excerpt.
- */
-export function chainBody(entry: ChainCompressionEntry, state: PruneState, bodyOfBlock: (blockId: string) => string): string {
-  const body = rawChainBody(entry, state);
-  if (entry.bodySource === "deterministic" || !body.includes("{b")) return body;
-  return body.replace(BLOCK_PLACEHOLDER, (literal, blockId: string) => {
-    if (blockId === entry.blockId) return literal;
-    return bodyOfBlock(blockId) || literal;
-  });
-}
-
-/** Raw bodies of all registered blocks by id, computed on first use only. */
-function blockBodyLookup(state: PruneState): (blockId: string) => string {
-  let byId: Map<string, ChainCompressionEntry> | undefined;
-  return (blockId) => {
-    byId ??= new Map([...state.chains.values()].map((entry) => [entry.blockId, entry]));
-    const entry = byId.get(blockId);
-    return entry ? rawChainBody(entry, state) : "";
-  };
-}
-
-/**
- * The synthetic user message; values are not escaped, as upstream does not escape them. `map`, the
- * chain's archive map, follows the body (render only: the stored body stays upstream's).
- */
-export function buildSyntheticChainMessage(entry: ChainCompressionEntry, body: string, protectedOutputs: readonly ProtectedOutput[], map = ""): UserMessage {
-  const blocks = protectedOutputs.map((p) => `\n\n<protected-output tool="${p.tool}">\n${p.text}\n</protected-output>`).join("");
-  const mapped = map === "" ? body : `${body}\n\n${map}`;
-  const text = `${SYNTHETIC_PREFIX}${entry.blockId}" tools="${(entry.toolRefs ?? []).join(",")}">\n${mapped}${blocks}\n</compressed-chain>`;
-  return { role: "user", content: [{ type: "text", text }], timestamp: entry.compressedAt };
-}
-
-/** The chain's archived calls in ref order, as the map reads them; refs without a record are left out. */
-function mapCallsOf(entry: ChainCompressionEntry, state: PruneState): MapCall[] {
-  const calls: MapCall[] = [];
-  for (const ref of entry.toolRefs ?? []) {
-    const key = state.keyByRef.get(ref);
-    const record = key === undefined ? undefined : state.recordForKey(key);
-    if (record) calls.push({ ref, toolName: record.toolName, args: record.args, failed: record.isError === true });
-  }
-  return calls;
-}
-
-/** Block ids of synthetic messages already in the input, so a re-render does not insert twice. */
-function* presentSyntheticIds(messages: readonly AgentMessage[]): Steps<Set<string>> {
-  const ids = new Set<string>();
-  for (let index = 0; index < messages.length; index++) {
-    if (stepDue(index)) yield;
-    const message = messages[index]!;
-    if (message.role !== "user") continue;
-    const text = firstText((message as UserMessage).content);
-    if (!text?.startsWith(SYNTHETIC_PREFIX)) continue;
-    const end = text.indexOf('"', SYNTHETIC_PREFIX.length);
-    if (end > 0) ids.add(text.slice(SYNTHETIC_PREFIX.length, end));
-  }
-  return ids;
-}
-
-function firstText(content: unknown): string | undefined {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return undefined;
-  const part = content.find((p: ContentPart) => p?.type === "text") as { text?: unknown } | undefined;
-  return typeof part?.text === "string" ? part.text : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
