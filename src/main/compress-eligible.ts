@@ -10,20 +10,18 @@ import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
 import { BufferPool } from "../io/buffer-pool.js";
-import { isFileChanged, type ChainTask, type ChainTaskResult, type FileSlice, type SpillSettings, type TaskFault } from "../workers/chain-task.js";
+import type { ChainTask, ChainTaskResult, FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
-import type { ChainRunner, TaskStart } from "./chain-runner.js";
-import { GroupCommit, type ChainWork, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
+import type { ChainRunner } from "./chain-runner.js";
+import { GroupCommit, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
+import { dispatchChain, type DispatchRun, type TaskOutcome } from "./dispatch-chain.js";
 import { DispatchWindow } from "./dispatch-window.js";
-import { encodeSlice } from "./encode-slice.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { driveSteps, pauseIfDue } from "./cooperative.js";
-import { fileTaskRecords } from "./file-task-records.js";
-import { dropInner, dropOutputs, planChainSteps, retryBody, takeOutputs, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
+import { planChainSteps, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 import { Slots } from "./task-slots.js";
-import { runAndSettleSpills } from "./settle-spills.js";
 import { PrepareLane } from "./prepare-lane.js";
 
 /**
@@ -104,9 +102,9 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   // what paces its full collections of the chains' garbage, which is on this heap too: lent
   // rooms raised the inline peak RSS.
   const rooms = deps.runner.workers > 0 ? new BufferPool(window, INDEX_ROOM_MAX_BYTES) : undefined;
-  const run: Run = { deps, stats, rooms, ready: new Slots(Math.max(1, deps.runner.workers)), lane: new PrepareLane() };
+  const run: DispatchRun = { deps, stats, rooms, ready: new Slots(Math.max(1, deps.runner.workers)), lane: new PrepareLane() };
   // Each chain's task starts as soon as it is planned (main/dispatch-window.ts).
-  const tasks = new DispatchWindow((plan) => dispatch(run, plan), window);
+  const tasks = new DispatchWindow((plan) => dispatchChain(run, plan), window);
   try {
     await planCooperatively(eligible, deps, stats, (plan) => tasks.add(plan));
   } catch (error) {
@@ -146,33 +144,16 @@ function alreadyCompressed(chains: readonly ChainRange[], state: PruneState): Ch
 }
 
 /** The open chain's step, after the closed chains: its refs come after theirs, for any worker count. */
-async function compressOpenChainAfter(run: Run, openChain: OpenChainInput, ctx: CommitContext): Promise<OpenChainOutcome> {
+async function compressOpenChainAfter(run: DispatchRun, openChain: OpenChainInput, ctx: CommitContext): Promise<OpenChainOutcome> {
   const { deps, stats } = run;
   let work: ChainTaskResult | undefined;
   const outcome = await compressOpenChain(openChain, deps.messages, deps.graceKeys ?? new Set(), ctx, async (plan) => {
-    const dispatched = await dispatch(run, plan);
+    const dispatched = await dispatchChain(run, plan);
     if (!dispatched.ok) throw dispatched.error;
     return (work = dispatched.result!);
   });
   if (work && outcome.refs.length > 0) stats.addTask(work);
   return outcome;
-}
-
-/** What one compressEligible call's dispatches share. */
-interface Run {
-  deps: CompressEligibleDeps;
-  stats: CompressStats;
-  /** Buffers for index bytes, offered to tasks (ChainTask.indexRoom); none inline. */
-  rooms: BufferPool | undefined;
-  /**
-   * Places for tasks prepared and not yet started: one per worker, so each has its next task
-   * ready. The rest of the window waits unprepared: a prepared task holds its span's line list
-   * (or its encoding) while it waits, and waiting through collections, those were promoted to the
-   * old generation only to die there.
-   */
-  ready: Slots;
-  /** Where the pass's tasks are prepared, one after another (main/prepare-lane.ts). */
-  lane: PrepareLane;
 }
 
 /** Index rooms larger than this are not kept (a chain that big gets one of its own each time). */
@@ -189,7 +170,7 @@ function inFlightWindow(deps: CompressEligibleDeps): number {
  * at most `window` chains dispatched and not yet committed; `onGroup` hears each group's outcomes.
  */
 async function runAndCommit(
-  run: Run,
+  run: DispatchRun,
   tasks: DispatchWindow<TaskOutcome>,
   window: number,
   ctx: CommitContext,
@@ -230,108 +211,6 @@ async function planCooperatively(eligible: readonly ChainRange[], deps: Compress
     await pauseIfDue();
     planned(await driveSteps(stats.timeSteps("plan", planChainSteps(chain, deps.messages, spans, deps.state, claimed))));
   }
-}
-
-/** A task's result, with the plan's keys of its records (ChainWork.keys) and, when the task sent no refs, their short refs (ChainWork.shortRefs). */
-type DispatchedWork = ChainTaskResult & Pick<ChainWork, "keys" | "shortRefs">;
-
-type TaskOutcome = { ok: true; result: DispatchedWork | undefined } | { ok: false; error: Error };
-
-/** Start the worker for a deterministic plan that has fresh outputs; other plans need none. */
-function dispatch({ deps, stats, rooms, ready, lane }: Run, plan: ChainPlan): Promise<TaskOutcome> {
-  if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
-  let leave = () => {};
-  // Called as the task starts in a worker (ChainRunner.run).
-  const onStart = (): TaskStart => {
-    leave();
-    stats.noteTaskStart();
-    const indexRoom = rooms?.takeLargest()?.buffer as ArrayBuffer | undefined;
-    return indexRoom ? { indexRoom } : {};
-  };
-  const prepareAndRun = async (): Promise<DispatchedWork> => {
-    leave = await ready.enter();
-    try {
-      return await (deps.fileSlice ? runFromFile(deps, lane, deps.fileSlice, plan, onStart) : runFromMemory(deps, stats, lane, plan, onStart));
-    } finally {
-      // A task that failed before it started gives its place back here (leaving twice is a no-op).
-      leave();
-      stats.noteTaskEnd();
-    }
-  };
-  return prepareAndRun().then(
-    (result) => ({ ok: true as const, result }),
-    (error: unknown) => ({ ok: false as const, error: error instanceof Error ? error : new Error(String(error)) }),
-  );
-}
-
-/** The file path: the worker reads the plan's lines from the session file and sends back what the main thread keeps of its records. */
-async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSlice: NonNullable<CompressEligibleDeps["fileSlice"]>, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
-  const slice = await lane.run(() => fileSlice(plan));
-  // The worker reads the span from the file.
-  dropInner(plan);
-  const result = await runAndSettleSpills(deps.runner, buildTask(deps, plan, slice), onStart);
-  const records = fileTaskRecords(takeOutputs(plan), result.archived ?? []);
-  return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
-}
-
-/** Messages held in memory (pi's): from their lines on disk when the worker finds them there, else encoded on this thread. */
-async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, lane: PrepareLane, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
-  const started = deps.linesOnDisk && (await lane.run(() => startFromDisk(deps, plan, onStart)));
-  const fromDisk = started && (await started.work);
-  if (fromDisk) {
-    stats.chainsFromFile++;
-    dropInner(plan);
-    dropOutputs(plan);
-    return fromDisk;
-  }
-  // The live path's records come from the worker whole: the planned outputs are not needed.
-  dropOutputs(plan);
-  const encoded = await lane.run(() => encodeSlice(plan.inner));
-  // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
-  // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-  if (!encoded) return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
-  stats.stageMs.encode += encoded.busyMs;
-  // From here on only the encoded copy (owned by the task) is alive.
-  dropInner(plan);
-  return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
-}
-
-/**
- * The plan's chain started from its lines in the session file (`linesOnDisk`); undefined when they
- * are not all there. Its work is undefined when the worker found a line changed, or could not read
- * them: the caller then sends the chain encoded (pi's messages are what it holds true). Wrapped, so
- * that the preparation lane does not wait for the worker.
- */
-function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => TaskStart): { work: Promise<DispatchedWork | undefined> } | undefined {
-  const fileSlice = deps.linesOnDisk!(plan);
-  if (!fileSlice) return undefined;
-  const work = runAndSettleSpills(deps.runner, buildTask(deps, plan, { fileSlice, wholeMessages: true }), onStart).then(
-    // The records are made here from pi's own messages: they share its strings, and no output
-    // crosses back from the worker.
-    (result): DispatchedWork => ({ ...result, records: fileTaskRecords(plan.outputs, result.archived ?? []), keys: plan.plannedKeys, shortRefs: plan.reservedRefs }),
-    (error: unknown) => {
-      if (isFileChanged(error)) return undefined;
-      throw error;
-    },
-  );
-  return { work };
-}
-
-function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice" | "wholeMessages">): ChainTask {
-  const task: ChainTask = {
-    chainStart: plan.chain.startUserTimestamp,
-    ...slice,
-    protectedIds: plan.chain.protectedToolCallIds,
-    plannedKeys: plan.plannedKeys,
-    reservedRefs: plan.reservedRefs,
-    indexedRecords: plan.indexed.map(({ toolCallId, toolName, args, timestamp, resultTimestamp }) => ({ toolCallId, toolName, args, timestamp, resultTimestamp })),
-    toolRefs: plan.toolRefs,
-    spill: deps.spill,
-  };
-  if (plan.open) task.indexOnly = true;
-  const fault = deps.faultFor?.(plan.chain);
-  if (fault) task.fault = fault;
-  return task;
 }
 
 function toItem(plan: ChainPlan, outcome: TaskOutcome): GroupItem {

@@ -1,0 +1,138 @@
+/**
+ * One planned chain's task, from its plan to its worker's result: where its messages come from
+ * (the session file's lines, pi's messages found on disk, or encoded on this thread), prepared in
+ * the pass's lane and started when a worker is ready. What the plan no longer needs it lets go
+ * of on the way (main/plan-chains.ts).
+ */
+
+import type { BufferPool } from "../io/buffer-pool.js";
+import { isFileChanged, type ChainTask, type ChainTaskResult } from "../workers/chain-task.js";
+import type { TaskStart } from "./chain-runner.js";
+import type { ChainWork } from "./commit-group.js";
+import type { CompressEligibleDeps } from "./compress-eligible.js";
+import type { CompressStats } from "./compress-stats.js";
+import { encodeSlice } from "./encode-slice.js";
+import { fileTaskRecords } from "./file-task-records.js";
+import { dropInner, dropOutputs, takeOutputs, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
+import type { PrepareLane } from "./prepare-lane.js";
+import { runAndSettleSpills } from "./settle-spills.js";
+import type { Slots } from "./task-slots.js";
+
+/** What one compressEligible call's dispatches share. */
+export interface DispatchRun {
+  deps: CompressEligibleDeps;
+  stats: CompressStats;
+  /** Buffers for index bytes, offered to tasks (ChainTask.indexRoom); none inline. */
+  rooms: BufferPool | undefined;
+  /**
+   * Places for tasks prepared and not yet started: one per worker, so each has its next task
+   * ready. The rest of the window waits unprepared: a prepared task holds its span's line list
+   * (or its encoding) while it waits, and waiting through collections, those were promoted to the
+   * old generation only to die there.
+   */
+  ready: Slots;
+  /** Where the pass's tasks are prepared, one after another (main/prepare-lane.ts). */
+  lane: PrepareLane;
+}
+
+/** A task's result, with the plan's keys of its records (ChainWork.keys) and, when the task sent no refs, their short refs (ChainWork.shortRefs). */
+export type DispatchedWork = ChainTaskResult & Pick<ChainWork, "keys" | "shortRefs">;
+
+export type TaskOutcome = { ok: true; result: DispatchedWork | undefined } | { ok: false; error: Error };
+
+/** Start the worker for a deterministic plan that has fresh outputs; other plans need none. */
+export function dispatchChain({ deps, stats, rooms, ready, lane }: DispatchRun, plan: ChainPlan): Promise<TaskOutcome> {
+  if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
+  let leave = () => {};
+  // Called as the task starts in a worker (ChainRunner.run).
+  const onStart = (): TaskStart => {
+    leave();
+    stats.noteTaskStart();
+    const indexRoom = rooms?.takeLargest()?.buffer as ArrayBuffer | undefined;
+    return indexRoom ? { indexRoom } : {};
+  };
+  const prepareAndRun = async (): Promise<DispatchedWork> => {
+    leave = await ready.enter();
+    try {
+      return await (deps.fileSlice ? runFromFile(deps, lane, deps.fileSlice, plan, onStart) : runFromMemory(deps, stats, lane, plan, onStart));
+    } finally {
+      // A task that failed before it started gives its place back here (leaving twice is a no-op).
+      leave();
+      stats.noteTaskEnd();
+    }
+  };
+  return prepareAndRun().then(
+    (result) => ({ ok: true as const, result }),
+    (error: unknown) => ({ ok: false as const, error: error instanceof Error ? error : new Error(String(error)) }),
+  );
+}
+
+/** The file path: the worker reads the plan's lines from the session file and sends back what the main thread keeps of its records. */
+async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSlice: NonNullable<CompressEligibleDeps["fileSlice"]>, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
+  const slice = await lane.run(() => fileSlice(plan));
+  // The worker reads the span from the file.
+  dropInner(plan);
+  const result = await runAndSettleSpills(deps.runner, buildTask(deps, plan, slice), onStart);
+  const records = fileTaskRecords(takeOutputs(plan), result.archived ?? []);
+  return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
+}
+
+/** Messages held in memory (pi's): from their lines on disk when the worker finds them there, else encoded on this thread. */
+async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, lane: PrepareLane, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
+  const started = deps.linesOnDisk && (await lane.run(() => startFromDisk(deps, plan, onStart)));
+  const fromDisk = started && (await started.work);
+  if (fromDisk) {
+    stats.chainsFromFile++;
+    dropInner(plan);
+    dropOutputs(plan);
+    return fromDisk;
+  }
+  // The live path's records come from the worker whole: the planned outputs are not needed.
+  dropOutputs(plan);
+  const encoded = await lane.run(() => encodeSlice(plan.inner));
+  // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
+  // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
+  if (!encoded) return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
+  stats.stageMs.encode += encoded.busyMs;
+  // From here on only the encoded copy (owned by the task) is alive.
+  dropInner(plan);
+  return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
+}
+
+/**
+ * The plan's chain started from its lines in the session file (`linesOnDisk`); undefined when they
+ * are not all there. Its work is undefined when the worker found a line changed, or could not read
+ * them: the caller then sends the chain encoded (pi's messages are what it holds true). Wrapped, so
+ * that the preparation lane does not wait for the worker.
+ */
+function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => TaskStart): { work: Promise<DispatchedWork | undefined> } | undefined {
+  const fileSlice = deps.linesOnDisk!(plan);
+  if (!fileSlice) return undefined;
+  const work = runAndSettleSpills(deps.runner, buildTask(deps, plan, { fileSlice, wholeMessages: true }), onStart).then(
+    // The records are made here from pi's own messages: they share its strings, and no output
+    // crosses back from the worker.
+    (result): DispatchedWork => ({ ...result, records: fileTaskRecords(plan.outputs, result.archived ?? []), keys: plan.plannedKeys, shortRefs: plan.reservedRefs }),
+    (error: unknown) => {
+      if (isFileChanged(error)) return undefined;
+      throw error;
+    },
+  );
+  return { work };
+}
+
+function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice" | "wholeMessages">): ChainTask {
+  const task: ChainTask = {
+    chainStart: plan.chain.startUserTimestamp,
+    ...slice,
+    protectedIds: plan.chain.protectedToolCallIds,
+    plannedKeys: plan.plannedKeys,
+    reservedRefs: plan.reservedRefs,
+    indexedRecords: plan.indexed.map(({ toolCallId, toolName, args, timestamp, resultTimestamp }) => ({ toolCallId, toolName, args, timestamp, resultTimestamp })),
+    toolRefs: plan.toolRefs,
+    spill: deps.spill,
+  };
+  if (plan.open) task.indexOnly = true;
+  const fault = deps.faultFor?.(plan.chain);
+  if (fault) task.fault = fault;
+  return task;
+}
