@@ -5,16 +5,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { argsExcerpt } from "../src/core/deterministic-body.js";
 import { isSyntheticChainMessage } from "../src/core/message-text.js";
-import {
-  guardLightened,
-  jsonStringLength,
-  LIGHT_ARGS_KEEP_CHARS,
-  LIGHT_KEEP_CHARS,
-  LIGHT_PATH_MAX,
-  lightenInPlace,
-  lightString,
-  realJsonLength,
-} from "../src/core/light-value.js";
+import { jsonStringLength, realJsonLength } from "../src/core/light-placeholder.js";
+import { guardLightened, LIGHT_ARGS_KEEP_CHARS, LIGHT_KEEP_CHARS, LIGHT_PATH_MAX, lightenInPlace, lightString } from "../src/core/light-value.js";
 
 /** Strings rich in what JSON escapes: quotes, backslashes, controls, surrogates (paired and lone). */
 const jsonHard = fc.array(

@@ -5,7 +5,7 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { realJsonLength } from "../src/core/light-value.js";
+import { realJsonLength } from "../src/core/light-placeholder.js";
 import type { MessageEntry } from "../src/core/session-types.js";
 import { readSession, type LoadedSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";

@@ -10,8 +10,8 @@
  * tool-call arguments, whose JSON keeps its first 256 characters (a retry body and an archived
  * output's stub quote the first 200 JSON characters of a call's arguments); a `path` argument up
  * to PATH_MAX stays whole (protection globs match whole paths). The placeholder carries how many
- * JSON characters it stands in for, so a context's size computed on lightened messages equals the
- * one computed on the real messages.
+ * JSON characters it stands in for (core/light-placeholder.ts), so a context's size computed on
+ * lightened messages equals the one computed on the real messages.
  *
  * A lightened value must never be written anywhere: it is an index, not the data.
  *
@@ -19,6 +19,7 @@
  * that stays a ref is sized and cut without being decoded, beyond its head.
  */
 
+import { jsonStringLength, PLACEHOLDER_MAX_CHARS, placeholderWorth } from "./light-placeholder.js";
 import { refOf, refPrefix, refText, resolvedJsonLength, type LiteralRef } from "./literal-refs.js";
 
 /**
@@ -53,18 +54,6 @@ const MIN_SUBTREE_CHARS = 32;
 const BULK_KEYS = new Set(["text", "thinking", "thinkingSignature", "signature", "content", "data", "resultText", "resultPreview", "rangeSummaryText", "summary"]);
 
 /**
- * Placeholder delimiters: the C1 control codes PU1 and PU2 ("private use"), which real text all
- * but never holds and JSON.stringify leaves as they are. Below U+0100, they keep a lightened head
- * a one-byte string in V8, where private-use code points (U+E000) would make every head two bytes
- * a character.
- */
-const OPEN = "\u0091";
-const CLOSE = "\u0092";
-const PLACEHOLDER = /\u0091(\d+)\u0092/g;
-/** Longest placeholder: two delimiters and up to 16 digits. */
-const PLACEHOLDER_MAX_CHARS = 18;
-
-/**
  * `text` when it has at most `max` characters, else its first `keep` characters (after leading
  * whitespace) plus a placeholder worth the JSON characters that were cut.
  */
@@ -78,29 +67,6 @@ export function lightString(text: string, max = LIGHT_KEEP_CHARS, keep = Math.mi
   // Computed on the exact strings, so escapes and a surrogate pair cut in half are accounted for.
   return `${head}${placeholderWorth(textJsonLength - jsonStringLength(head))}`;
 }
-
-/**
- * A placeholder standing for `extra` JSON characters, its own included: its length plus the
- * number it carries is `extra`.
- */
-function placeholderWorth(extra: number): string {
-  const missing = extra - OPEN.length - CLOSE.length;
-  let digits = 1;
-  while (String(missing - digits).length > digits) digits++;
-  return `${OPEN}${String(missing - digits).padStart(digits, "0")}${CLOSE}`;
-}
-
-/**
- * `JSON.stringify(text).length`. Most strings need no escape at all (ids, names, timestamps,
- * plain text): one regular-expression test finds that without building the quoted copy, and
- * only the others are serialised (V8's native escaping beats a JavaScript character loop on them).
- */
-export function jsonStringLength(text: string): number {
-  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).length : text.length + 2;
-}
-
-/** What JSON.stringify changes in a string: quote, backslash, control characters, surrogates (a lone one is escaped). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** When a string is lightened: above `max` characters, keeping `keep`. */
 interface Rule {
@@ -325,18 +291,4 @@ export function guardLightened<T extends object>(value: T): T {
     },
   });
   return value;
-}
-
-/** JSON characters the placeholders inside `json` stand in for (0 when it has none). */
-export function placeholderChars(json: string): number {
-  if (!json.includes(OPEN)) return 0;
-  let extra = 0;
-  for (const match of json.matchAll(PLACEHOLDER)) extra += Number(match[1]);
-  return extra;
-}
-
-/** JSON length of a (possibly lightened) value as the real value would serialise. */
-export function realJsonLength(value: unknown): number {
-  const json = JSON.stringify(value);
-  return json === undefined ? 0 : json.length + placeholderChars(json);
 }

@@ -11,7 +11,7 @@
  */
 
 import { CHARS_PER_TOKEN } from "./defaults.js";
-import { realJsonLength } from "./light-value.js";
+import { realJsonLength } from "./light-placeholder.js";
 
 export interface OpenChainSettings {
   /** Archive older outputs of the running chain at all. */

@@ -2,10 +2,10 @@
  * Size of what the model would see for a session: pi's context messages after chainpress's
  * rendering, counted in JSON characters (upstream estimates tokens as chars / 4). On a
  * lightened model (the file path) the lengths come from the scan and from placeholders
- * (core/light-value.ts), so the measure is the real one without the real bytes.
+ * (core/light-placeholder.ts), so the measure is the real one without the real bytes.
  */
 
-import { realJsonLength } from "../core/light-value.js";
+import { realJsonLength } from "../core/light-placeholder.js";
 import { pruneMessages, pruneMessagesSteps, type PruneOptions } from "../core/render/prune-messages.js";
 import { contextMessages, contextMessagesSteps } from "../core/session-tree.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";

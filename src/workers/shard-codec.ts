@@ -145,7 +145,7 @@ const ABOVE_LATIN1 = /[\u0100-\uffff]/g;
  * (a pair's halves escaped one by one parse back to the pair), and text the main thread reads as
  * Latin-1, byte for byte. V8 decodes Latin-1 at memory speed, and UTF-8 holding any non-ASCII
  * character on its slow path. Latin-1 rather than ASCII because the placeholders of lightened
- * strings (core/light-value.ts) are delimited by U+0091 and U+0092: nearly every line holds two,
+ * strings (core/light-placeholder.ts) are delimited by U+0091 and U+0092: nearly every line holds two,
  * and escaping them would cost a callback's replacement each.
  */
 function latin1Json(json: string): string {
