@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { migrateFileInPlace } from "../src/io/append-session.js";
+import { migrateFileInPlace } from "../src/io/migrate-file.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
 import { migrateScannedFile } from "../src/main/migrate-scanned.js";

@@ -10,7 +10,7 @@ import { removeTempDirs, tempDir } from "./helpers/temp-dirs.js";
 import { deterministicIdFactory, migrateEntries, type RawEntry } from "../src/core/session-migrate.js";
 import type { SessionHeader } from "../src/core/session-types.js";
 import { buildBranch } from "../src/core/session-tree.js";
-import { migrateFileInPlace } from "../src/io/append-session.js";
+import { migrateFileInPlace } from "../src/io/migrate-file.js";
 import { readSession } from "../src/io/read-session.js";
 import { SessionFileError } from "../src/io/session-errors.js";
 import { REAL_SESSIONS_DIR } from "./helpers/fixture-paths.js";

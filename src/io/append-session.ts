@@ -1,23 +1,21 @@
 /**
- * Writes to an existing session file without ever leaving it half-written.
- * - SessionAppender adds entries at the end: one write(2) per line on an O_APPEND fd, fsync
- *   before resolving, and on failure the file is cut back to its size before the append.
- * - migrateFileInPlace rewrites a version-1/2 file as version 3 through an atomic
- *   temp-file-and-rename, so pi finds it already migrated and never rewrites it itself.
- * Both refuse to work on a file whose size changed since it was read: someone else wrote it,
- * and our idea of the leaf (or of the content) would be stale.
+ * Adds entries at the end of an existing session file without ever leaving it half-written: one
+ * write(2) per line on an O_APPEND fd, fsync before resolving, and on failure the file is cut
+ * back to its size before the append. Refuses to work on a file whose size changed since it was
+ * read: someone else wrote it, and our idea of the leaf would be stale. (A version-1/2 file is
+ * first rewritten as version 3: io/migrate-file.ts.)
  */
 import { constants } from "node:fs";
-import { open, realpath, stat, type FileHandle } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import type { CustomEntry, SessionEntry, SessionHeader } from "../core/session-types.js";
+import type { CustomEntry } from "../core/session-types.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
-import { writeFileAtomic, writeFully, writeFullyV } from "./atomic-write.js";
+import { writeFully, writeFullyV } from "./atomic-write.js";
 import type { EntryIdSet } from "../core/entry-id-set.js";
-import type { EntryLocation, LoadedSession } from "./session-builder.js";
+import type { LoadedSession } from "./session-builder.js";
 import { CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
 import { crashPlanned, crashPoint } from "./crash-points.js";
-import { SessionFileError } from "./session-errors.js";
+import { asIoError, SessionFileError } from "./session-errors.js";
 
 export interface AppenderOptions {
   /** Clock in epoch ms for entry timestamps (default Date.now). */
@@ -196,12 +194,6 @@ async function checkSize(handle: FileHandle, file: string, expected: number): Pr
   }
 }
 
-function asIoError(error: unknown, file: string, what: string): SessionFileError {
-  if (error instanceof SessionFileError) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new SessionFileError("io", file, `${what}: ${reason}`, undefined, error);
-}
-
 function idOfLine(line: string): string | undefined {
   try {
     const value = JSON.parse(line) as unknown;
@@ -210,91 +202,6 @@ function idOfLine(line: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-export interface MigrateFileOptions {
-  /** Leave out an incomplete last line (pi drops it too when it rewrites) instead of refusing. */
-  dropTruncatedTail?: boolean;
-  /** Leave out lines skipped as malformed (LoadedSession.skippedLines; pi drops them too). */
-  dropMalformedLines?: boolean;
-}
-
-/**
- * Rewrites a version-1/2 session file as version 3 (the entries readSession already migrated
- * in memory), atomically and keeping the file's mode. Returns the session as now on disk
- * (same header and entry objects, new line numbers and size), or `loaded` itself when the
- * file already was version 3; `warnings` still describe the file as it was read.
- * Nobody else may write the file meanwhile.
- */
-export async function migrateFileInPlace(loaded: LoadedSession, options: MigrateFileOptions = {}): Promise<LoadedSession> {
-  if (loaded.originalVersion >= CURRENT_SESSION_VERSION) return loaded;
-  if (loaded.lightened) throw new SessionFileError("io", loaded.file, "internal error: a lightened session cannot be written back");
-  const counter: SerializeCounter = { bytes: 0, locations: new Map() };
-  await rewriteMigrated(loaded, serialize(loaded, counter), options);
-  return rewrittenSession(loaded, counter);
-}
-
-/**
- * Replaces a version-1/2 file, as `loaded` read it, with `lines` (its version-3 form, each line
- * with its "\n"), atomically and keeping the file's mode and owner. Refuses when a line would be
- * lost that the options do not allow to drop, or when the file changed since it was read.
- */
-export async function rewriteMigrated(loaded: LoadedSession, lines: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, options: MigrateFileOptions): Promise<void> {
-  const tail = loaded.truncatedTail;
-  if (tail !== null && options.dropTruncatedTail !== true) {
-    throw new SessionFileError("truncated-last-line", loaded.file, "last line is incomplete; refusing to rewrite the file", tail.line);
-  }
-  const skipped = loaded.skippedLines[0];
-  if (skipped !== undefined && options.dropMalformedLines !== true) {
-    throw new SessionFileError("malformed-line", loaded.file, "malformed line would be lost; refusing to rewrite the file", skipped);
-  }
-  try {
-    const before = await stat(loaded.file);
-    if (before.size !== loaded.byteLength) {
-      throw new SessionFileError("io", loaded.file, `file changed since it was read (expected ${loaded.byteLength} bytes, found ${before.size})`);
-    }
-    // Only root can (and must) hand the new file back to its owner.
-    const owner = process.getuid?.() === 0 ? { uid: before.uid, gid: before.gid } : undefined;
-    // The file a symbolic link names is rewritten, never the link itself.
-    await writeFileAtomic(await realpath(loaded.file), lines, { mode: before.mode & 0o7777, owner, role: "session" });
-    crashPoint("migrate-written"); // test-only (crash-points.ts)
-  } catch (error) {
-    throw asIoError(error, loaded.file, "cannot rewrite the migrated session");
-  }
-}
-
-interface SerializeCounter {
-  bytes: number;
-  locations: Map<SessionEntry, EntryLocation>;
-}
-
-/** One Buffer per line, so the file is never held as one string. */
-function* serialize(loaded: LoadedSession, counter: SerializeCounter): Generator<Buffer> {
-  const values: Array<SessionHeader | SessionEntry> = [loaded.header, ...loaded.entries];
-  for (const [i, value] of values.entries()) {
-    const line = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
-    if (i > 0) counter.locations.set(value as SessionEntry, { line: i + 1, byteOffset: counter.bytes, bytes: line.length - 1, terminated: true });
-    counter.bytes += line.length;
-    yield line;
-  }
-}
-
-function rewrittenSession(loaded: LoadedSession, counter: SerializeCounter): LoadedSession {
-  const { locations } = counter;
-  return {
-    ...loaded,
-    lineOf: (entry) => locations.get(entry)?.line,
-    locationOf: (entry) => locations.get(entry),
-    messageCharsOf: (entry) => locations.get(entry)?.messageChars,
-    // The locations by index were the file's before it was rewritten.
-    locationsByIndex: undefined,
-    originalVersion: CURRENT_SESSION_VERSION,
-    byteLength: counter.bytes,
-    truncatedTail: null,
-    missingFinalNewline: false,
-    skippedLines: [],
-    joinedLines: [],
-  };
 }
 
 /** Crash tests only: write the first half of a line, make it durable, then die there. */

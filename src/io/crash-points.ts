@@ -15,7 +15,7 @@ export type CrashPoint =
   | "index-appended"
   /** commit-group.ts: a group's chain entries are durable; once per chain registered. */
   | "chain-appended"
-  /** append-session.ts: a version-1/2 file was rewritten as version 3 (renamed, durable), nothing appended yet. */
+  /** migrate-file.ts: a version-1/2 file was rewritten as version 3 (renamed, durable), nothing appended yet. */
   | "migrate-written"
   /** atomic-write.ts: an atomic rewrite's temp file is complete and fsynced, not yet renamed (migration, --repair). */
   | "atomic-temp-written";

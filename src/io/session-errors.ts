@@ -67,3 +67,10 @@ export function sessionWarning(
   if (line !== undefined) warning.line = line;
   return warning;
 }
+
+/** `error` as a SessionFileError of code "io" about `file`, saying `what` failed (one already is, as it is). */
+export function asIoError(error: unknown, file: string, what: string): SessionFileError {
+  if (error instanceof SessionFileError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new SessionFileError("io", file, `${what}: ${reason}`, undefined, error);
+}

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import { migrateHeader, migrateLikeTwin, type RawEntry } from "../core/session-migrate.js";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/session-types.js";
-import { rewriteMigrated, type MigrateFileOptions } from "../io/append-session.js";
+import { rewriteMigrated, type MigrateFileOptions } from "../io/migrate-file.js";
 import { RangeReader } from "../io/read-range.js";
 import type { EntryLocation, LoadedSession } from "../io/session-builder.js";
 import { SessionFileError } from "../io/session-errors.js";
