@@ -12,7 +12,7 @@ import type { CustomEntry } from "../core/session-types.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
 import { writeFully, writeFullyV } from "./atomic-write.js";
 import type { EntryIdSet } from "../core/entry-id-set.js";
-import type { LoadedSession } from "./session-builder.js";
+import type { LoadedSession } from "./loaded-session.js";
 import { CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
 import { crashPlanned, crashPoint } from "./crash-points.js";
 import { asIoError, SessionFileError } from "./session-errors.js";

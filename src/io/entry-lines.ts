@@ -14,7 +14,7 @@ import fs from "node:fs";
 import { HEX_ID_DIGITS, hexIdDigit, hexIdValue } from "../core/entry-id-set.js";
 import { U32Table } from "../core/u32-table.js";
 import { EntryLocations } from "./entry-locations.js";
-import type { EntryLocation, LineMeta } from "./session-builder.js";
+import type { EntryLocation, LineMeta } from "./loaded-session.js";
 
 /** Bytes read at a time: each is split into lines on the calling thread within a few milliseconds. */
 const CHUNK_BYTES = 4 * 1024 * 1024;

@@ -5,7 +5,7 @@
  * is read back as an EntryLocation object only when someone asks.
  */
 
-import type { EntryLocation, LineMeta, OutputLiteral } from "./session-builder.js";
+import type { EntryLocation, LineMeta, OutputLiteral } from "./loaded-session.js";
 
 const NONE = -1;
 const TERMINATED = 1;

@@ -10,7 +10,7 @@ import type { SessionEntry, SessionHeader } from "../core/session-types.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { crashPoint } from "./crash-points.js";
-import type { EntryLocation, LoadedSession } from "./session-builder.js";
+import type { EntryLocation, LoadedSession } from "./loaded-session.js";
 import { asIoError, SessionFileError } from "./session-errors.js";
 
 export interface MigrateFileOptions {

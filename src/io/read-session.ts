@@ -11,12 +11,13 @@ import { stat } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { IdFor } from "../core/session-migrate.js";
-import { SessionBuilder, type LineMeta, type LoadedSession } from "./session-builder.js";
+import { SessionBuilder } from "./session-builder.js";
+import type { LineMeta, LoadedSession } from "./loaded-session.js";
 import { SessionFileError } from "./session-errors.js";
 import { classifyLine } from "./session-line.js";
 import { kindOf } from "./regular-file.js";
 
-export type { EntryLocation, LineMeta, LoadedSession, TruncatedTail } from "./session-builder.js";
+export type { EntryLocation, LineMeta, LoadedSession, TruncatedTail } from "./loaded-session.js";
 
 /** Longest stretch of parsing between two yields to the event loop. */
 const READ_YIELD_MS = 8;

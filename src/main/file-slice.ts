@@ -7,7 +7,7 @@
 
 import type { AgentMessage } from "../core/session-types.js";
 import type { EntryLines } from "../io/entry-lines.js";
-import type { EntryLocation } from "../io/session-builder.js";
+import type { EntryLocation } from "../io/loaded-session.js";
 import type { FileSlice } from "../workers/chain-task.js";
 import { FileSliceWriter } from "../workers/file-slice-columns.js";
 import type { DeterministicPlan } from "./plan-chains.js";

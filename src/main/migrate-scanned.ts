@@ -12,7 +12,7 @@ import { migrateHeader, migrateLikeTwin, type RawEntry } from "../core/session-m
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/session-types.js";
 import { rewriteMigrated, type MigrateFileOptions } from "../io/migrate-file.js";
 import { RangeReader } from "../io/read-range.js";
-import type { EntryLocation, LoadedSession } from "../io/session-builder.js";
+import type { EntryLocation, LoadedSession } from "../io/loaded-session.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { classifyLine } from "../io/session-line.js";
 import { pauseIfDue } from "./cooperative.js";

@@ -6,7 +6,8 @@
  */
 
 import { stat } from "node:fs/promises";
-import { SessionBuilder, type LoadedSession } from "../io/session-builder.js";
+import { SessionBuilder } from "../io/session-builder.js";
+import type { LoadedSession } from "../io/loaded-session.js";
 import { driveSteps, pauseIfDue } from "./cooperative.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { shardBounds } from "../io/shard-bounds.js";

@@ -13,7 +13,7 @@ import type { AgentMessage, MessageEntry, SessionEntry } from "../core/session-t
 import { branchMessagesSteps, walkBranchSteps, type BranchBreak } from "../core/session-tree.js";
 import { blobDirFor } from "../core/spill-layout.js";
 import { readSession, type LoadedSession } from "../io/read-session.js";
-import type { EntryLocation } from "../io/session-builder.js";
+import type { EntryLocation } from "../io/loaded-session.js";
 
 export interface SessionModel {
   loaded: LoadedSession;
@@ -34,7 +34,7 @@ export interface SessionModel {
   entryOf(message: AgentMessage): SessionEntry | undefined;
   /** Where the line of a message of the branch lies in the file as read. */
   locationOf(message: AgentMessage): EntryLocation | undefined;
-  /** The JSON length the shard scan found for a message of the branch (io/session-builder); undefined when it did not. */
+  /** The JSON length the shard scan found for a message of the branch (io/loaded-session.ts `EntryLocation`); undefined when it did not. */
   scannedCharsOf(message: AgentMessage): number | undefined;
   /** The same for the message of `branch[slot]`, by index (no lookup). */
   scannedCharsAt(slot: number): number | undefined;

@@ -6,7 +6,7 @@
  * ExpectedLine objects, which costs its own thread only.
  */
 
-import type { EntryLocation, OutputLiteral } from "../io/session-builder.js";
+import type { EntryLocation, OutputLiteral } from "../io/loaded-session.js";
 import type { ExpectedLine, FileSlice } from "./chain-task.js";
 
 /** Numbers per line in `locations`: byte offset, byte length, 1-based line number. */

@@ -11,7 +11,7 @@
 import type { AgentMessage } from "../core/session-types.js";
 import type { Hasher } from "../core/digest.js";
 import { markerFor, mentionsMarker, refLineMinBytes, type LiteralRef } from "../core/literal-refs.js";
-import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE } from "../io/session-builder.js";
+import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE } from "../io/loaded-session.js";
 import { readInto, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
 import { classifyLine, classifyLineWithRefs } from "../io/session-line.js";

@@ -10,7 +10,7 @@ import { loadHasher, type Hasher } from "../core/digest.js";
 import { Lightener } from "../core/light-value.js";
 import { refLineMinBytes, refOf, REF_LINE_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
 import { soleText } from "../core/message-text.js";
-import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE, type OutputLiteral } from "../io/session-builder.js";
+import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE, type OutputLiteral } from "../io/loaded-session.js";
 import { RangeReader, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
 import { classifyLineWithRefs, type LineResult } from "../io/session-line.js";

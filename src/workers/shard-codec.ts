@@ -10,7 +10,7 @@
  */
 
 import { ByteSink } from "../core/byte-sink.js";
-import type { OutputLiteral } from "../io/session-builder.js";
+import type { OutputLiteral } from "../io/loaded-session.js";
 import type { ScannedLine, ShardScan } from "./scan-task.js";
 
 /** A ShardScan as posted by the worker. */
