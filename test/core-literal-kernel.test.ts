@@ -1,5 +1,5 @@
 // The WebAssembly kernel (core/literal-kernel.ts, literal-kernel.wat) must give exactly what the
-// JavaScript passes it replaces give (core/json-literal.ts scanLiteralInJs, unescapeLiteralInJs):
+// JavaScript passes it replaces give (core/json-literal.ts scanLiteralInJs, core/unescape-literal.ts unescapeLiteralInJs):
 // the same end, counts, bytes, line-feed offsets and errors, on literals whose escapes, multi-byte
 // characters and invalid bytes fall at every position of the kernel's 16-byte steps. The
 // committed module must be what its source compiles to.
