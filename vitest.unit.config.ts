@@ -9,7 +9,7 @@ export default defineConfig({
       "test/core-*.test.ts",
       "test/render-*.test.ts",
       "test/session-{tree,read,migrate}.test.ts",
-      "test/{entry-lines,entry-places,shard-codec,shard-bounds,repeated-strings,encode-slice,dispatch-window,buffer-pool,file-slice-columns}.test.ts",
+      "test/{entry-lines,entry-locations,shard-codec,shard-bounds,repeated-strings,encode-slice,dispatch-window,buffer-pool,file-slice-columns}.test.ts",
       "test/{query,read-spill,write-spill,open-chains,refused-chains,malformed-custom-entries,extension-*}.test.ts",
     ],
     exclude: ["test/render-map.test.ts"],

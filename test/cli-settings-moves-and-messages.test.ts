@@ -1,7 +1,6 @@
 /**
- * Issue 12 on the built CLI, real files on a real file system, real worker threads: one set of
- * settings (3), moved sessions (4), the --workers cap (5), chains hidden by pi's compaction (6)
- * and the messages a user reads (7).
+ * The built CLI on real files, with real worker threads: one set of settings, moved sessions, the
+ * --workers cap, chains hidden by pi's compaction, and the messages a user reads.
  */
 
 import fs from "node:fs";
