@@ -28,8 +28,6 @@ export interface CommitContext {
   sync: () => Promise<void>;
   diagnostics: DiagnosticSink;
   now: () => number;
-  /** Takes back a worker's index bytes once they are written (or will not be), to carry another chain's. */
-  reuseIndexBytes?: (bytes: Uint8Array) => void;
 }
 
 /** What a worker (or the retry path) produced for a deterministic chain. */
@@ -132,7 +130,6 @@ async function appendIndexEntry(ctx: CommitContext, slot: IndexSlot): Promise<bo
     return false;
   } finally {
     // Written or not, nothing reads these bytes again: the index entry is rebuilt by the next pass.
-    if (work.indexDataJson instanceof Uint8Array) ctx.reuseIndexBytes?.(work.indexDataJson);
     delete work.indexDataJson;
   }
 }

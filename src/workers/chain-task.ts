@@ -80,12 +80,6 @@ export interface ChainTask {
   toolRefs: string[];
   spill: SpillSettings;
   /**
-   * A buffer for the index entry's bytes, moved to the worker and back with them: the main thread
-   * offers it again once they are written, so the same few megabytes carry every chain's index
-   * entry instead of a fresh allocation per chain that lives until the next garbage collection.
-   */
-  indexRoom?: ArrayBuffer;
-  /**
    * With a `fileSlice`: the main thread holds the span's messages whole (pi's, in memory), not
    * lightened, and makes whole records from them: `archived` facts come back whole too.
    */
@@ -136,9 +130,8 @@ export interface ChainTaskResult {
   /**
    * UTF-8 JSON of the index entry's data ({toolCalls, backfilled, refs}), so the main thread need
    * not serialise megabytes. With a `fileSlice`, the main thread's records are lightened
-   * (core/light-value.ts) and these bytes are the only faithful copy of them. A view of the
-   * task's `indexRoom` when that was large enough, else of a buffer of its own: either way the
-   * whole of `indexDataJson.buffer` may be offered again as a later task's room.
+   * (core/light-value.ts) and these bytes are the only faithful copy of them. A buffer of the
+   * task's own, moved to the main thread.
    */
   indexDataJson: Uint8Array;
   /** True when `records` are lightened (a `fileSlice` task, once the main thread made them). */
