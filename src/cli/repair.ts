@@ -1,7 +1,8 @@
 /**
- * `--repair`: keep a byte-exact `.bak` of the session, then remove what pi itself would drop on
- * load (malformed lines, e.g. two entries glued on one line; an incomplete last line is cut by
- * the appender via `dropTruncatedTail`). Every other line stays byte-identical.
+ * `--repair`: keep a byte-exact `.bak` of the session, then drop the malformed lines pi itself
+ * would skip on load and split a line of entries glued together into one line per entry (an
+ * incomplete last line is cut by the appender via `dropTruncatedTail`). Every other line stays
+ * byte-identical.
  */
 
 import fs from "node:fs";
