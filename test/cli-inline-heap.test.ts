@@ -1,5 +1,6 @@
 // The heap bound for large inline compactions (src/cli/inline-heap.ts): when it applies, and that
-// the flag it sets still bounds V8's heap when set at run time in this Node.
+// the flag it sets is one this Node's V8 knows. What the bound does to the heap is measured by
+// bench/heap-growth.ts.
 
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -20,44 +21,12 @@ describe("heapGrowingPercentFor", () => {
   });
 });
 
-/**
- * A child holds ~100 MB of live objects (a session's model), then allocates objects that outlive a
- * few scavenges and die (a chain task's), as an inline run does; it prints the heap's peak size.
- */
-const CHILD = `
-import v8 from "node:v8";
-const { setHeapGrowingPercent } = await import(process.env.INLINE_HEAP_MODULE);
-if (process.argv[1] === "bound") setHeapGrowingPercent(35);
-const live = [];
-for (let i = 0; i < 6e5; i++) live.push({ a: i, b: [i, i + 1] });
-const held = v8.getHeapStatistics().used_heap_size;
-let peak = 0;
-for (let round = 0; round < 30; round++) {
-  const task = [];
-  for (let j = 0; j < 2e5; j++) task.push({ a: j, b: [j, round] });
-  peak = Math.max(peak, v8.getHeapStatistics().total_heap_size);
-}
-console.log(JSON.stringify({ held, peak, live: live.length }));
-`;
-
-function peakHeap(mode: "bound" | "free"): { held: number; peak: number } {
-  const module = pathToFileURL(path.join(ROOT, "dist", "src", "cli", "inline-heap.js")).href;
-  const result = spawnSync(process.execPath, ["--max-semi-space-size=3", "--input-type=module", "-e", CHILD, mode], {
-    encoding: "utf8",
-    env: { ...process.env, INLINE_HEAP_MODULE: module },
-  });
-  expect(result.stderr).toBe("");
-  expect(result.status).toBe(0);
-  return JSON.parse(result.stdout) as { held: number; peak: number };
-}
-
+/** The flag the bound sets, set at run time in a child of this Node: V8 warns of a flag it does not know. */
 describe("setHeapGrowingPercent", () => {
-  it("keeps the heap near what is live, where V8's own factor lets it grow far past it", () => {
-    const free = peakHeap("free");
-    const bound = peakHeap("bound");
-    // Measured: free 4.4-5.1x what is held, bound 1.7x (2.0x once, beside the whole suite): the
-    // margins are for a loaded machine; without the flag both peaks are alike.
-    expect(bound.peak).toBeLessThan(bound.held * 3);
-    expect(bound.peak).toBeLessThan(free.peak * 0.75);
+  it("sets a flag this Node's V8 knows (the bound's effect is measured by bench/heap-growth.ts)", () => {
+    const module = pathToFileURL(path.join(ROOT, "dist", "src", "cli", "inline-heap.js")).href;
+    const child = `const { setHeapGrowingPercent } = await import(process.env.INLINE_HEAP_MODULE); setHeapGrowingPercent(35); setHeapGrowingPercent(0); console.log("set");`;
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", child], { encoding: "utf8", env: { ...process.env, INLINE_HEAP_MODULE: module } });
+    expect([result.status, result.stderr, result.stdout]).toEqual([0, "", "set\n"]);
   });
 });
