@@ -10,13 +10,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadHasher, type Hasher } from "../src/core/digest.js";
-import type { ToolCallRecord } from "../src/core/prune-types.js";
 import { writeFileAtomic } from "../src/io/atomic-write.js";
 import { readSpilledBody } from "../src/io/read-spill.js";
 import { NotRegularFileError } from "../src/io/regular-file.js";
 import { acquireSessionLock } from "../src/io/session-lock.js";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { PiHost, tempAgentDir } from "./helpers/pi-host.js";
+import { spillRecord } from "./helpers/spill-record.js";
 import { ensureBuilt, removeTempDirs, runCli, sha256, tempDir, writeSmallSession, type CliResult } from "./helpers/cli-harness.js";
 
 const isRoot = process.getuid?.() === 0;
@@ -175,19 +175,7 @@ describe("reading a spill file is bounded", () => {
     hasher = await loadHasher();
   });
 
-  const record = (spillPath: string, spillBytes?: number): ToolCallRecord => ({
-    toolCallId: "call_1",
-    toolName: "bash",
-    args: {},
-    resultText: "",
-    isError: false,
-    turnIndex: -1,
-    timestamp: 1,
-    resultTimestamp: 1,
-    ...(spillBytes === undefined ? {} : { spillBytes }),
-    resultPreview: "head of the output",
-    spillPath,
-  });
+  const record = (spillPath: string, spillBytes?: number) => spillRecord(spillPath, spillBytes === undefined ? {} : { spillBytes });
 
   async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
     const started = performance.now();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadHasher, spillDigestOf, type Hasher } from "../src/core/digest.js";
 import type { ToolCallRecord } from "../src/core/prune-types.js";
 import { readSpilledBody, resolveRecordBody } from "../src/io/read-spill.js";
+import { spillRecord } from "./helpers/spill-record.js";
 
 let dir: string;
 let hasher: Hasher;
@@ -24,21 +25,7 @@ const BODY = "\uFEFFhead ✓ line\nsecond line — é\n";
 async function spilled(name: string, text = BODY, extra: Partial<ToolCallRecord> = {}): Promise<ToolCallRecord> {
   const spillPath = path.join(dir, name);
   await writeFile(spillPath, text, "utf8");
-  return {
-    toolCallId: name,
-    toolName: "bash",
-    args: {},
-    resultText: "",
-    isError: false,
-    turnIndex: -1,
-    timestamp: 1,
-    resultTimestamp: 1,
-    spillBytes: Buffer.byteLength(text, "utf8"),
-    resultPreview: "head",
-    spillPath,
-    spillDigest: spillDigestOf(hasher, Buffer.from(text, "utf8")),
-    ...extra,
-  };
+  return spillRecord(spillPath, { toolCallId: name, spillBytes: Buffer.byteLength(text, "utf8"), resultPreview: "head", spillDigest: spillDigestOf(hasher, Buffer.from(text, "utf8")), ...extra });
 }
 
 describe("readSpilledBody", () => {
