@@ -34,7 +34,7 @@ function mixedSession(): SessionBuilder {
 
 /** The runner, counting how each chain task carried its span. */
 function countingRunner(runner: ChainRunner, kinds: string[]): ChainRunner {
-  return { ...runner, run: (task, onStart) => (kinds.push(task.fileSlice ? "lines" : "messages"), runner.run(task, onStart)) };
+  return { ...runner, run: (task, onStart) => (kinds.push(task.input.kind === "file-slice" ? "lines" : "messages"), runner.run(task, onStart)) };
 }
 
 /** Appended lines with the fields that legitimately vary masked out. */

@@ -9,7 +9,7 @@ import type { ChainCompressionEntry, ChainRange, ChainSkip } from "../core/prune
 import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
-import type { ChainTask, ChainTaskResult, FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
+import type { ChainTaskResult, FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
 import { GroupCommit, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
@@ -50,7 +50,7 @@ export interface CompressEligibleDeps {
    * `messages` are then lightened (core/light-value.ts) and every chain's worker fetches the real
    * bytes itself.
    */
-  fileSlice?: (plan: DeterministicPlan) => Pick<ChainTask, "fileSlice">;
+  fileSlice?: (plan: DeterministicPlan) => FileSlice;
   /**
    * pi's `/pruner compact`: `messages` are whole (pi's, in memory) and most are lines of the session
    * file already. A plan whose lines this finds goes to its worker as those lines, which the worker

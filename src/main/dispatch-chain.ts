@@ -5,7 +5,7 @@
  * of on the way (main/plan-chains.ts).
  */
 
-import { isFileChanged, type ChainTask, type ChainTaskResult } from "../workers/chain-task.js";
+import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult } from "../workers/chain-task.js";
 import type { ChainWork } from "./commit-group.js";
 import type { CompressEligibleDeps } from "./compress-eligible.js";
 import type { CompressStats } from "./compress-stats.js";
@@ -66,7 +66,7 @@ async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSl
   const slice = await lane.run(() => fileSlice(plan));
   // The worker reads the span from the file.
   dropInner(plan);
-  const result = await runAndSettleSpills(deps.runner, buildTask(deps, plan, slice), onStart);
+  const result = await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "lightened" }), onStart);
   const records = fileTaskRecords(takeOutputs(plan), result.archived ?? []);
   return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
 }
@@ -86,11 +86,11 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
   const encoded = await lane.run(() => encodeSlice(plan.inner));
   // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
   // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-  if (!encoded) return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { inner: plan.inner }), onStart)), keys: plan.plannedKeys };
+  if (!encoded) return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "messages", messages: plan.inner }), onStart)), keys: plan.plannedKeys };
   stats.stageMs.encode += encoded.busyMs;
   // From here on only the encoded copy (owned by the task) is alive.
   dropInner(plan);
-  return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { encodedSlice: encoded.chunks }), onStart)), keys: plan.plannedKeys };
+  return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "encoded", chunks: encoded.chunks }), onStart)), keys: plan.plannedKeys };
 }
 
 /**
@@ -100,9 +100,9 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
  * that the preparation lane does not wait for the worker.
  */
 function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => void): { work: Promise<DispatchedWork | undefined> } | undefined {
-  const fileSlice = deps.linesOnDisk!(plan);
-  if (!fileSlice) return undefined;
-  const work = runAndSettleSpills(deps.runner, buildTask(deps, plan, { fileSlice, wholeMessages: true }), onStart).then(
+  const slice = deps.linesOnDisk!(plan);
+  if (!slice) return undefined;
+  const work = runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "whole" }), onStart).then(
     // The records are made here from pi's own messages: they share its strings, and no output
     // crosses back from the worker.
     (result): DispatchedWork => ({ ...result, records: fileTaskRecords(plan.outputs, result.archived ?? []), keys: plan.plannedKeys, shortRefs: plan.reservedRefs }),
@@ -114,10 +114,10 @@ function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onSt
   return { work };
 }
 
-function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, slice: Pick<ChainTask, "encodedSlice" | "inner" | "fileSlice" | "wholeMessages">): ChainTask {
+function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, input: ChainInput): ChainTask {
   const task: ChainTask = {
     chainStart: plan.chain.startUserTimestamp,
-    ...slice,
+    input,
     protectedIds: plan.chain.protectedToolCallIds,
     plannedKeys: plan.plannedKeys,
     reservedRefs: plan.reservedRefs,

@@ -73,14 +73,20 @@ export function searchOn(pool: Piscina, slots: Slots, task: SearchTask, deadline
 /** A chain task as it is posted, with the buffers it moves to the worker; `onStart` hears it leave. */
 function chainTaskMove(task: ChainTask, onStart: (() => void) | undefined): { task: ChainTask; transferList: ArrayBuffer[] } {
   onStart?.();
-  return { task, transferList: (task.encodedSlice ?? []).map((chunk) => chunk.buffer as ArrayBuffer) };
+  return { task, transferList: task.input.kind === "encoded" ? task.input.chunks.map((chunk) => chunk.buffer as ArrayBuffer) : [] };
 }
 
 /** Bytes a chain task carries or reads (messages sent as objects count by their number). */
 function chainTaskBytes(task: ChainTask): number {
-  if (task.fileSlice) return sliceBytes(task.fileSlice);
-  if (task.encodedSlice) return task.encodedSlice.reduce((sum, chunk) => sum + chunk.length, 0);
-  return (task.inner?.length ?? 0) * 10_000;
+  const { input } = task;
+  switch (input.kind) {
+    case "file-slice":
+      return sliceBytes(input.slice);
+    case "encoded":
+      return input.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    case "messages":
+      return input.messages.length * 10_000;
+  }
 }
 
 /** An aborted task says what ran out of time, not just "AbortError". */

@@ -60,15 +60,26 @@ export interface FileSlice {
   digests: string[];
 }
 
+/**
+ * Where a chain task's messages (those strictly inside the span) come from:
+ * - "file-slice": the worker reads them from the session file's lines (no output's bytes cross
+ *   the main thread). `mainMessages` says how the main thread holds them, which it makes the
+ *   records from: "lightened" (compact's model) or "whole" (pi's messages, in memory), and so how
+ *   the `archived` facts come back.
+ * - "encoded": each msgpackr-encoded, back to back in chunks (main/encode-slice.ts): the live path.
+ *   The chunks' buffers are moved to the worker.
+ * - "messages": as objects, structured-cloned, for the rare slice msgpack cannot carry (lone
+ *   surrogates, a `__proto__` key).
+ */
+export type ChainInput =
+  | { kind: "file-slice"; slice: FileSlice; mainMessages: "lightened" | "whole" }
+  | { kind: "encoded"; chunks: Uint8Array[] }
+  | { kind: "messages"; messages: AgentMessage[] };
+
 export interface ChainTask {
   /** startUserTimestamp of the chain (for error messages). */
   chainStart: number;
-  /** The messages strictly inside the span, read by the worker from the session file. */
-  fileSlice?: FileSlice;
-  /** The same messages, each msgpackr-encoded, back to back in chunks (main/encode-slice.ts): the live path. */
-  encodedSlice?: Uint8Array[];
-  /** The same messages as objects, for the rare slice msgpack cannot carry (lone surrogates). */
-  inner?: AgentMessage[];
+  input: ChainInput;
   protectedIds: string[];
   /** Occurrence keys to archive, in span order (planned on the main thread). */
   plannedKeys: string[];
@@ -79,11 +90,6 @@ export interface ChainTask {
   /** The chain entry's toolRefs, as they will be once this chain's refs are registered. */
   toolRefs: string[];
   spill: SpillSettings;
-  /**
-   * With a `fileSlice`: the main thread holds the span's messages whole (pi's, in memory), not
-   * lightened, and makes whole records from them: `archived` facts come back whole too.
-   */
-  wholeMessages?: true;
   /** Records and index entry only, no body: an open chain's older outputs (issue 13). */
   indexOnly?: true;
   fault?: TaskFault;
@@ -102,7 +108,7 @@ export interface TaskTimings {
 /**
  * What the main thread's messages cannot tell of one archived output's record (the file path):
  * main/file-task-records.ts builds the record from the planned output and this. Lightened as the
- * messages are, or whole with `wholeMessages`.
+ * messages are, or whole (`mainMessages`).
  */
 export interface ArchivedFacts {
   /** A spilled output's fields. */
@@ -114,27 +120,27 @@ export interface ArchivedFacts {
 export interface ChainTaskResult {
   /**
    * Fresh records in planned order; spilled ones carry spill fields and an empty resultText. A
-   * `fileSlice` task sends none: the main thread makes them from its messages and `archived`.
+   * file-slice task sends none: the main thread makes them from its messages and `archived`.
    */
   records: ToolCallRecord[];
   /**
-   * A `fileSlice` task: per planned output, what the record adds to the main thread's messages;
+   * A file-slice task: per planned output, what the record adds to the main thread's messages;
    * undefined for the usual output, whose record is made from them alone (an object for each
    * would cross to the main thread and wait there for its commit).
    */
   archived?: Array<ArchivedFacts | undefined>;
-  /** The records' refs; a `fileSlice` task sends none: the main thread makes them from the plan's reserved refs. */
+  /** The records' refs; a file-slice task sends none: the main thread makes them from the plan's reserved refs. */
   refs?: SummaryToolCallRef[];
   /** The deterministic body (rangeSummaryText); empty for an `indexOnly` task. */
   body: string;
   /**
    * UTF-8 JSON of the index entry's data ({toolCalls, backfilled, refs}), so the main thread need
-   * not serialise megabytes. With a `fileSlice`, the main thread's records are lightened
+   * not serialise megabytes. From a file slice held lightened, the main thread's records are lightened
    * (core/light-value.ts) and these bytes are the only faithful copy of them. A buffer of the
    * task's own, moved to the main thread.
    */
   indexDataJson: Uint8Array;
-  /** True when `records` are lightened (a `fileSlice` task, once the main thread made them). */
+  /** True when `records` are lightened (a file-slice task, once the main thread made them). */
   lightened: boolean;
   spilledFiles: number;
   spilledBytes: number;
@@ -150,7 +156,7 @@ export interface ChainTaskResult {
 }
 
 /**
- * Why a `fileSlice` task fails when its lines are not what the plan was made from: one is another
+ * Why a file-slice task fails when its lines are not what the plan was made from: one is another
  * entry, or they cannot be read (the file was cut, rewritten, removed). An error crosses from a
  * worker with its message only: the main thread, which may then send the chain encoded instead,
  * recognises these by their last words.

@@ -79,10 +79,12 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   // On the file path the main thread makes the records itself, from its own messages (lightened,
   // or pi's whole ones) and these facts, and their refs from its plan; the index entry's bytes
   // above are the faithful copy of them.
-  const lighten = !task.wholeMessages;
-  const lightener = task.fileSlice && lighten ? new Lightener() : undefined;
-  const facts = task.fileSlice ? records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lightener)) : undefined;
-  return facts ? { ...result, records: [], archived: facts, lightened: lighten } : { ...result, records, refs, lightened: false };
+  const { input } = task;
+  if (input.kind !== "file-slice") return { ...result, records, refs, lightened: false };
+  const lighten = input.mainMessages === "lightened";
+  const lightener = lighten ? new Lightener() : undefined;
+  const facts = records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lightener));
+  return { ...result, records: [], archived: facts, lightened: lighten };
 }
 
 /** What a record adds to the main thread's output: lightened by the same rules as its messages (with a `lightener`), or whole. */
@@ -105,11 +107,18 @@ function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {
 
 /** The span's messages, from wherever the task carries them. */
 async function sliceMessages(task: ChainTask, literals: LiteralRef[], hasher: Hasher, room: (bytes: number) => Buffer): Promise<AgentMessage[]> {
-  // Spill paths (in the records, next to markers) name the blob folder: it must not mention one.
-  if (task.fileSlice) return readFileSlice(task.fileSlice, task.chainStart, literals, hasher, !mentionsMarker(Buffer.from(task.spill.blobDir)), room);
-  if (task.inner) return task.inner;
-  const { unpackMultiple } = await loadMsgpack();
-  return (task.encodedSlice ?? []).flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);
+  const { input } = task;
+  switch (input.kind) {
+    case "file-slice":
+      // Spill paths (in the records, next to markers) name the blob folder: it must not mention one.
+      return readFileSlice(input.slice, task.chainStart, literals, hasher, !mentionsMarker(Buffer.from(task.spill.blobDir)), room);
+    case "messages":
+      return input.messages;
+    case "encoded": {
+      const { unpackMultiple } = await loadMsgpack();
+      return input.chunks.flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);
+    }
+  }
 }
 
 function lap(timings: TaskTimings, stage: keyof TaskTimings, since: number): number {

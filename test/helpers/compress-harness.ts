@@ -84,7 +84,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       spill: { blobDir: model.blobDir, threshold: spillThreshold, previewBytes: 2048, ...spillModesFor(fs.statSync(file).mode) },
       runner,
       now: () => 1_800_000_000_000,
-      ...(options.path === "file" ? { fileSlice: (plan: DeterministicPlan) => ({ fileSlice: fileSliceOf(model, plan) }) } : {}),
+      ...(options.path === "file" ? { fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) } : {}),
       ...(lines ? { linesOnDisk: (plan: DeterministicPlan) => fileSliceFromLines(lines, model.messages, (i) => model.messageEntry(i)?.id, plan) } : {}),
       ...(options.faultFor ? { faultFor: options.faultFor } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),

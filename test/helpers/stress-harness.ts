@@ -55,7 +55,7 @@ export function snapshotPoolRunner(workers: number): ChainRunner {
   const pool = new Piscina({ filename, minThreads: workers, maxThreads: workers, idleTimeout: 5_000 });
   return {
     workers,
-    run: (task) => pool.run(task, task.encodedSlice ? { transferList: task.encodedSlice.map((chunk) => chunk.buffer as ArrayBuffer) } : {}) as Promise<ChainTaskResult>,
+    run: (task) => pool.run(task, task.input.kind === "encoded" ? { transferList: task.input.chunks.map((chunk) => chunk.buffer as ArrayBuffer) } : {}) as Promise<ChainTaskResult>,
     close: () => pool.destroy(),
   };
 }
