@@ -9,7 +9,7 @@
 
 // Orchestration (main thread + worker pool).
 export { compressEligible, COMMIT_GROUP_SIZE } from "./main/compress-eligible.js";
-export type { ChainProgress, CompressEligibleDeps, CompressEligibleResult } from "./main/compress-eligible.js";
+export type { ChainProgress, ChainSource, CompressEligibleDeps, CompressEligibleResult } from "./main/compress-eligible.js";
 export { createChainRunner } from "./main/chain-runner.js";
 export type { ChainRunner } from "./main/chain-runner.js";
 export { DiagnosticSink } from "./main/diagnostic-sink.js";

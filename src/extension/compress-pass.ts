@@ -65,7 +65,7 @@ export function eligibleCount(runtime: Chainpress, input: PassInput, rollingWind
  */
 export async function runPass(runtime: Chainpress, sessionManager: SessionView, input: PassInput, rollingWindow: number, append: AppendEntry, lines?: EntryLines): Promise<CompressEligibleResult> {
   return compressEligible({
-    ...(lines ? { linesOnDisk: (plan: DeterministicPlan) => fileSliceFromLines(lines, input.messages, input.entryIdOf, plan) } : {}),
+    source: lines ? { kind: "memory", linesOnDisk: (plan: DeterministicPlan) => fileSliceFromLines(lines, input.messages, input.entryIdOf, plan) } : { kind: "memory" },
     messages: input.messages,
     chains: input.chains,
     state: runtime.holder.state,

@@ -85,7 +85,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       diagnostics,
       spill: spillSettings(model, options, writer.blobDir),
       runner: params.runner,
-      ...(loaded.lightened ? { fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) } : {}),
+      source: loaded.lightened ? { kind: "file", fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) } : { kind: "memory" },
       ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
       // Measured while the first chains run; nothing has been committed yet.
       whileFirstChainsRun: async () => void (before = await measureContextCooperatively(model, renderOptions, lengths)),

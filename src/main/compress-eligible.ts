@@ -45,19 +45,8 @@ export interface CompressEligibleDeps {
   diagnostics: DiagnosticSink;
   spill: SpillSettings;
   runner: ChainRunner;
-  /**
-   * The file path: the lines of the session file a plan's worker reads.
-   * `messages` are then lightened (core/light-value.ts) and every chain's worker fetches the real
-   * bytes itself.
-   */
-  fileSlice?: (plan: DeterministicPlan) => FileSlice;
-  /**
-   * pi's `/pruner compact`: `messages` are whole (pi's, in memory) and most are lines of the session
-   * file already. A plan whose lines this finds goes to its worker as those lines, which the worker
-   * reads and checks itself, instead of encoded on this thread; one it does not find (undefined),
-   * or whose lines the worker finds changed or cannot read, is encoded as usual.
-   */
-  linesOnDisk?: (plan: DeterministicPlan) => FileSlice | undefined;
+  /** Where each chain's worker gets its messages from (default: `{ kind: "memory" }`, every chain encoded). */
+  source?: ChainSource;
   now?: () => number;
   /** Chains dispatched but not yet committed; bounds memory (default: one commit group plus 2 × workers). */
   maxInFlight?: number;
@@ -73,6 +62,21 @@ export interface CompressEligibleDeps {
   /** The chain still open at the end of `messages`, and the policy for archiving its older outputs. */
   openChain?: OpenChainInput;
 }
+
+/**
+ * The road a pass's chains take to their workers:
+ * - "file" (`chainpress compact`): `messages` are lightened (core/light-value.ts), and every
+ *   chain's worker reads the real bytes itself, from the lines of the session file `fileSlice`
+ *   lists for its plan.
+ * - "memory" (pi's, a library caller's): `messages` are whole, in memory, and each chain is
+ *   encoded on this thread. With `linesOnDisk` (pi's `/pruner compact`), most are lines of the
+ *   session file already: a plan whose lines it finds goes to its worker as those lines, which the
+ *   worker reads and checks itself; one it does not find (undefined), or whose lines the worker
+ *   finds changed or cannot read, is encoded as usual.
+ */
+export type ChainSource =
+  | { kind: "file"; fileSlice: (plan: DeterministicPlan) => FileSlice }
+  | { kind: "memory"; linesOnDisk?: (plan: DeterministicPlan) => FileSlice | undefined };
 
 export interface ChainProgress {
   done: number;

@@ -14,7 +14,7 @@ export class CompressStats {
   spilledBytes = 0;
   archivedChars = 0;
   appendedEntries = 0;
-  /** Chains a worker read from the session file, though their messages were in memory (CompressEligibleDeps.linesOnDisk). */
+  /** Chains a worker read from the session file, though their messages were in memory (a "memory" ChainSource's linesOnDisk). */
   chainsFromFile = 0;
   /** Milliseconds per stage; worker stages are summed over tasks (CPU time across threads). */
   readonly stageMs: Record<MainStage | keyof TaskTimings, number> = {

@@ -7,7 +7,7 @@
 
 import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult } from "../workers/chain-task.js";
 import type { ChainWork } from "./commit-group.js";
-import type { CompressEligibleDeps } from "./compress-eligible.js";
+import type { ChainSource, CompressEligibleDeps } from "./compress-eligible.js";
 import type { CompressStats } from "./compress-stats.js";
 import { encodeSlice } from "./encode-slice.js";
 import { fileTaskRecords } from "./file-task-records.js";
@@ -31,6 +31,12 @@ export interface DispatchRun {
   lane: PrepareLane;
 }
 
+type FileRoad = Extract<ChainSource, { kind: "file" }>;
+type MemoryRoad = Extract<ChainSource, { kind: "memory" }>;
+
+/** A caller that names no source: whole messages in memory, every chain encoded. */
+const IN_MEMORY: MemoryRoad = { kind: "memory" };
+
 /** A task's result, with the plan's keys of its records (ChainWork.keys) and, when the task sent no refs, their short refs (ChainWork.shortRefs). */
 export type DispatchedWork = ChainTaskResult & Pick<ChainWork, "keys" | "shortRefs">;
 
@@ -48,7 +54,8 @@ export function dispatchChain({ deps, stats, ready, lane }: DispatchRun, plan: C
   const prepareAndRun = async (): Promise<DispatchedWork> => {
     leave = await ready.enter();
     try {
-      return await (deps.fileSlice ? runFromFile(deps, lane, deps.fileSlice, plan, onStart) : runFromMemory(deps, stats, lane, plan, onStart));
+      const source = deps.source ?? IN_MEMORY;
+      return await (source.kind === "file" ? runFromFile(deps, lane, source.fileSlice, plan, onStart) : runFromMemory(deps, stats, lane, source, plan, onStart));
     } finally {
       // A task that failed before it started gives its place back here (leaving twice is a no-op).
       leave();
@@ -62,7 +69,7 @@ export function dispatchChain({ deps, stats, ready, lane }: DispatchRun, plan: C
 }
 
 /** The file path: the worker reads the plan's lines from the session file and sends back what the main thread keeps of its records. */
-async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSlice: NonNullable<CompressEligibleDeps["fileSlice"]>, plan: DeterministicPlan, onStart: () => void): Promise<DispatchedWork> {
+async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSlice: FileRoad["fileSlice"], plan: DeterministicPlan, onStart: () => void): Promise<DispatchedWork> {
   const slice = await lane.run(() => fileSlice(plan));
   // The worker reads the span from the file.
   dropInner(plan);
@@ -72,8 +79,8 @@ async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSl
 }
 
 /** Messages held in memory (pi's): from their lines on disk when the worker finds them there, else encoded on this thread. */
-async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, lane: PrepareLane, plan: DeterministicPlan, onStart: () => void): Promise<DispatchedWork> {
-  const started = deps.linesOnDisk && (await lane.run(() => startFromDisk(deps, plan, onStart)));
+async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, lane: PrepareLane, { linesOnDisk }: MemoryRoad, plan: DeterministicPlan, onStart: () => void): Promise<DispatchedWork> {
+  const started = linesOnDisk && (await lane.run(() => startFromDisk(deps, linesOnDisk, plan, onStart)));
   const fromDisk = started && (await started.work);
   if (fromDisk) {
     stats.chainsFromFile++;
@@ -99,8 +106,8 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
  * them: the caller then sends the chain encoded (pi's messages are what it holds true). Wrapped, so
  * that the preparation lane does not wait for the worker.
  */
-function startFromDisk(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => void): { work: Promise<DispatchedWork | undefined> } | undefined {
-  const slice = deps.linesOnDisk!(plan);
+function startFromDisk(deps: CompressEligibleDeps, linesOnDisk: NonNullable<MemoryRoad["linesOnDisk"]>, plan: DeterministicPlan, onStart: () => void): { work: Promise<DispatchedWork | undefined> } | undefined {
+  const slice = linesOnDisk(plan);
   if (!slice) return undefined;
   const work = runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "whole" }), onStart).then(
     // The records are made here from pi's own messages: they share its strings, and no output

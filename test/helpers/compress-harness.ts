@@ -14,11 +14,11 @@ import { SessionAppender, type DataJson } from "../../src/io/append-session.js";
 import { spillModesFor } from "../../src/io/write-spill.js";
 import type { AppendEntry } from "../../src/main/append-entry.js";
 import { createChainRunner, type ChainRunner } from "../../src/main/chain-runner.js";
-import { compressEligible, type CompressEligibleResult } from "../../src/main/compress-eligible.js";
+import { compressEligible, type ChainSource, type CompressEligibleResult } from "../../src/main/compress-eligible.js";
 import { DiagnosticSink } from "../../src/main/diagnostic-sink.js";
 import type { AgentMessage } from "../../src/core/session-types.js";
 import { fileSliceFromLines, fileSliceOf } from "../../src/main/file-slice.js";
-import { readEntryLines } from "../../src/io/entry-lines.js";
+import { readEntryLines, type EntryLines } from "../../src/io/entry-lines.js";
 import type { DeterministicPlan } from "../../src/main/plan-chains.js";
 import { scanSession } from "../../src/main/scan-session.js";
 import { loadSessionModel, modelOf, type SessionModel } from "../../src/main/session-model.js";
@@ -84,8 +84,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       spill: { blobDir: model.blobDir, threshold: spillThreshold, previewBytes: 2048, ...spillModesFor(fs.statSync(file).mode) },
       runner,
       now: () => 1_800_000_000_000,
-      ...(options.path === "file" ? { fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) } : {}),
-      ...(lines ? { linesOnDisk: (plan: DeterministicPlan) => fileSliceFromLines(lines, model.messages, (i) => model.messageEntry(i)?.id, plan) } : {}),
+      source: sourceOf(options.path, model, lines),
       ...(options.faultFor ? { faultFor: options.faultFor } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
       ...(options.graceKeys ? { graceKeys: options.graceKeys } : {}),
@@ -96,6 +95,13 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
     await appender.close();
     if (!options.runner) await runner.close();
   }
+}
+
+/** The road the harness's `path` takes: the file's lines, or messages in memory (with their lines on the "lines" path). */
+function sourceOf(path: HarnessOptions["path"], model: SessionModel, lines: EntryLines | undefined): ChainSource {
+  if (path === "file") return { kind: "file", fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) };
+  if (!lines) return { kind: "memory" };
+  return { kind: "memory", linesOnDisk: (plan: DeterministicPlan) => fileSliceFromLines(lines, model.messages, (i) => model.messageEntry(i)?.id, plan) };
 }
 
 function openChainOf(messages: readonly AgentMessage[], isProtected: ProtectionPredicate, settings: OpenChainSettings | undefined): { openChain?: OpenChainInput } {
