@@ -30,25 +30,36 @@ export interface CommitContext {
   now: () => number;
 }
 
-/** What a worker (or the retry path) produced for a deterministic chain. */
-export interface ChainWork {
+/** What a deterministic chain commits: its worker's work, or the retry path's (no fresh records). */
+export type ChainWork = WorkWithRefs | MadeWork;
+
+interface WorkBase {
   records: ToolCallRecord[];
-  /** The records' refs, in order; absent when `shortRefs` gives them (refAt). */
-  refs?: SummaryToolCallRef[];
-  /**
-   * The short refs reserved for `records`, in order (the plan's), when `refs` are absent: the file
-   * path's worker does not send its refs, which arrived as an object per record, outlived young
-   * collections while their chain waited for its commit, and died in the old generation. Made at
-   * the commit, each lives no longer than its turn.
-   */
-  shortRefs?: readonly string[];
   body: string;
   /** The index entry's data, serialised by the worker (the only faithful copy when `records` are lightened). */
   indexDataJson?: DataJson;
-  /** `records` are lightened (core/light-value.ts): only `indexDataJson` may be written. */
-  lightened?: boolean;
   /** The occurrence keys of `records`, in order, when the caller has them (a plan's): the state keeps these strings instead of copies. */
   keys?: readonly string[];
+}
+
+/** Whole records with their own refs, in order: a worker's records result, or none on a retry. */
+export interface WorkWithRefs extends WorkBase {
+  kind: "records";
+  refs: SummaryToolCallRef[];
+}
+
+/**
+ * Records this thread made from its plan's outputs and a worker's facts (main/file-task-records.ts).
+ * Their refs are made at the commit from the plan's short refs, reserved for `records` in order: as
+ * an object per record, sent by the worker, they outlived young collections while their chain
+ * waited for its commit, and died in the old generation. Made at the commit, each lives no longer
+ * than its turn.
+ */
+export interface MadeWork extends WorkBase {
+  kind: "made";
+  shortRefs: readonly string[];
+  /** `records` are lightened (core/light-value.ts), as this thread's messages are: only `indexDataJson` may be written. */
+  lightened: boolean;
 }
 
 export interface GroupItem {
@@ -123,7 +134,7 @@ async function appendIndexEntry(ctx: CommitContext, slot: IndexSlot): Promise<bo
   if (slot.failure || !work || work.records.length === 0) return false;
   try {
     const data = buildBackfilledIndexData(work.records, refsOf(work));
-    await ctx.append(CUSTOM_TYPE_INDEX, work.lightened ? guardLightened(data) : data, work.indexDataJson);
+    await ctx.append(CUSTOM_TYPE_INDEX, work.kind === "made" && work.lightened ? guardLightened(data) : data, work.indexDataJson);
     return true;
   } catch (error) {
     slot.failure = `index append failed: ${(error as Error).message}`;
@@ -148,7 +159,7 @@ async function settleIndexEntries(ctx: CommitContext, written: IndexSlot[]): Pro
       if (sliceUsedUp()) await pauseIfDue();
       ctx.state.indexRecord(records[i]!, { seedDedup: false }, keys?.[i]);
     }
-    const count = work.refs?.length ?? records.length;
+    const count = work.kind === "records" ? work.refs.length : records.length;
     for (let i = 0; i < count; i++) {
       if (sliceUsedUp()) await pauseIfDue();
       ctx.state.registerRef(refAt(work, i), keys?.[i]);
@@ -156,18 +167,22 @@ async function settleIndexEntries(ctx: CommitContext, written: IndexSlot[]): Pro
   }
 }
 
-/** The ref of a work's i-th record: its own, or made from its reserved short ref (ChainWork.shortRefs). */
+/** The ref of a work's i-th record: its own, or made from its reserved short ref (MadeWork). */
 function refAt(work: ChainWork, i: number): SummaryToolCallRef {
-  const ref = work.refs?.[i];
-  if (ref !== undefined) return ref;
-  const shortRef = work.shortRefs?.[i];
-  if (shortRef === undefined) throw new Error(`internal error: no ref for record ${i} of ${work.records.length}`);
+  const ref = work.kind === "records" ? work.refs[i] : madeRef(work, i);
+  if (ref === undefined) throw new Error(`internal error: no ref for record ${i} of ${work.records.length}`);
+  return ref;
+}
+
+function madeRef(work: MadeWork, i: number): SummaryToolCallRef | undefined {
+  const shortRef = work.shortRefs[i];
+  if (shortRef === undefined) return undefined;
   const record = work.records[i]!;
   return buildRef(shortRef, record.toolCallId, record.resultTimestamp);
 }
 
 function refsOf(work: ChainWork): SummaryToolCallRef[] {
-  return work.refs ?? work.records.map((_, i) => refAt(work, i));
+  return work.kind === "records" ? work.refs : work.records.map((_, i) => refAt(work, i));
 }
 
 async function commitChainEntries(ctx: CommitContext, slots: Slot[]): Promise<void> {

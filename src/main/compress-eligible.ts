@@ -9,12 +9,12 @@ import type { ChainCompressionEntry, ChainRange, ChainSkip } from "../core/prune
 import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
-import type { ChainTaskResult, FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
+import type { FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
 import { GroupCommit, type CommitContext, type GroupItem, type GroupOutcome } from "./commit-group.js";
 import { CompressStats } from "./compress-stats.js";
-import { dispatchChain, type DispatchRun, type TaskOutcome } from "./dispatch-chain.js";
+import { dispatchChain, type DispatchedWork, type DispatchRun, type TaskOutcome } from "./dispatch-chain.js";
 import { DispatchWindow } from "./dispatch-window.js";
 import type { DiagnosticSink } from "./diagnostic-sink.js";
 import { driveSteps, pauseIfDue } from "./cooperative.js";
@@ -125,7 +125,7 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
       }
       compressedEntries.push(outcome.entry);
       const work = items[k]!.work;
-      if (work && "timings" in work) stats.addTask(work as ChainTaskResult);
+      if (work && "timings" in work) stats.addTask(work as DispatchedWork);
     });
   });
   if (!deps.openChain) return { compressedEntries, skipped, stats };
@@ -142,7 +142,7 @@ function alreadyCompressed(chains: readonly ChainRange[], state: PruneState): Ch
 /** The open chain's step, after the closed chains: its refs come after theirs, for any worker count. */
 async function compressOpenChainAfter(run: DispatchRun, openChain: OpenChainInput, ctx: CommitContext): Promise<OpenChainOutcome> {
   const { deps, stats } = run;
-  let work: ChainTaskResult | undefined;
+  let work: DispatchedWork | undefined;
   const outcome = await compressOpenChain(openChain, deps.messages, deps.graceKeys ?? new Set(), ctx, async (plan) => {
     const dispatched = await dispatchChain(run, plan);
     if (!dispatched.ok) throw dispatched.error;
@@ -212,7 +212,7 @@ function toItem(plan: ChainPlan, outcome: TaskOutcome): GroupItem {
   if (!outcome.ok) return { plan, failure: `worker failed: ${outcome.error.message}` };
   if (!outcome.result) {
     try {
-      return { plan, work: { records: [], refs: [], body: retryBody(plan) } };
+      return { plan, work: { kind: "records", records: [], refs: [], body: retryBody(plan) } };
     } catch (error) {
       // A malformed archived record (say, an impossible timestamp) costs this chain only.
       return { plan, failure: `cannot compose the body: ${(error as Error).message}` };

@@ -2,7 +2,7 @@
 
 import type { Steps } from "../core/steps.js";
 import { performance } from "node:perf_hooks";
-import type { ChainTaskResult, TaskTimings } from "../workers/chain-task.js";
+import type { TaskFigures, TaskTimings } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 
 /** Stages timed on the main thread. */
@@ -75,7 +75,8 @@ export class CompressStats {
     this.tasks.lastEnd = performance.now();
   }
 
-  addTask(result: ChainTaskResult): void {
+  /** A task's figures, with the records it archived. */
+  addTask(result: TaskFigures & { records: readonly unknown[] }): void {
     this.recordsArchived += result.records.length;
     this.spilledFiles += result.spilledFiles;
     this.spilledBytes += result.spilledBytes;

@@ -5,7 +5,8 @@
  * of on the way (main/plan-chains.ts).
  */
 
-import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult } from "../workers/chain-task.js";
+import type { SpanOutput } from "../core/extract-records.js";
+import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult, type TaskFigures } from "../workers/chain-task.js";
 import type { ChainWork } from "./commit-group.js";
 import type { ChainSource, CompressEligibleDeps } from "./compress-eligible.js";
 import type { CompressStats } from "./compress-stats.js";
@@ -37,8 +38,8 @@ type MemoryRoad = Extract<ChainSource, { kind: "memory" }>;
 /** A caller that names no source: whole messages in memory, every chain encoded. */
 const IN_MEMORY: MemoryRoad = { kind: "memory" };
 
-/** A task's result, with the plan's keys of its records (ChainWork.keys) and, when the task sent no refs, their short refs (ChainWork.shortRefs). */
-export type DispatchedWork = ChainTaskResult & Pick<ChainWork, "keys" | "shortRefs">;
+/** A chain's work for its commit, with its task's figures for the pass's stats. */
+export type DispatchedWork = ChainWork & TaskFigures;
 
 export type TaskOutcome = { ok: true; result: DispatchedWork | undefined } | { ok: false; error: Error };
 
@@ -74,8 +75,7 @@ async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSl
   // The worker reads the span from the file.
   dropInner(plan);
   const result = await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "lightened" }), onStart);
-  const records = fileTaskRecords(takeOutputs(plan), result.archived ?? []);
-  return { ...result, records, keys: plan.plannedKeys, shortRefs: plan.reservedRefs };
+  return madeWork(result, takeOutputs(plan), plan, true);
 }
 
 /** Messages held in memory (pi's): from their lines on disk when the worker finds them there, else encoded on this thread. */
@@ -93,11 +93,11 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
   const encoded = await lane.run(() => encodeSlice(plan.inner));
   // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
   // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-  if (!encoded) return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "messages", messages: plan.inner }), onStart)), keys: plan.plannedKeys };
+  if (!encoded) return recordsWork(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "messages", messages: plan.inner }), onStart), plan);
   stats.stageMs.encode += encoded.busyMs;
   // From here on only the encoded copy (owned by the task) is alive.
   dropInner(plan);
-  return { ...(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "encoded", chunks: encoded.chunks }), onStart)), keys: plan.plannedKeys };
+  return recordsWork(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "encoded", chunks: encoded.chunks }), onStart), plan);
 }
 
 /**
@@ -112,13 +112,31 @@ function startFromDisk(deps: CompressEligibleDeps, linesOnDisk: NonNullable<Memo
   const work = runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "whole" }), onStart).then(
     // The records are made here from pi's own messages: they share its strings, and no output
     // crosses back from the worker.
-    (result): DispatchedWork => ({ ...result, records: fileTaskRecords(plan.outputs, result.archived ?? []), keys: plan.plannedKeys, shortRefs: plan.reservedRefs }),
+    (result) => madeWork(result, plan.outputs, plan, false),
     (error: unknown) => {
       if (isFileChanged(error)) return undefined;
       throw error;
     },
   );
   return { work };
+}
+
+/** The work of a "messages" or "encoded" task: the worker's records and refs, whole. */
+function recordsWork(result: ChainTaskResult, plan: DeterministicPlan): DispatchedWork {
+  if (result.kind !== "records") throw new Error(`internal error: chain ${plan.chain.startUserTimestamp}: its task sent ${result.kind}, not records`);
+  const { records, refs, body, indexDataJson } = result;
+  return { ...figuresOf(result), kind: "records", records, refs, body, indexDataJson, keys: plan.plannedKeys };
+}
+
+/** The work of a "file-slice" task: records made here from the plan's `outputs` (lightened or whole, as this thread's messages are) and the worker's facts. */
+function madeWork(result: ChainTaskResult, outputs: readonly SpanOutput[], plan: DeterministicPlan, lightened: boolean): DispatchedWork {
+  const records = fileTaskRecords(outputs, result);
+  const { body, indexDataJson } = result;
+  return { ...figuresOf(result), kind: "made", records, shortRefs: plan.reservedRefs, lightened, body, indexDataJson, keys: plan.plannedKeys };
+}
+
+function figuresOf({ spilledFiles, spilledBytes, archivedChars, timings }: ChainTaskResult): TaskFigures {
+  return { spilledFiles, spilledBytes, archivedChars, timings };
 }
 
 function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, input: ChainInput): ChainTask {

@@ -11,9 +11,11 @@
 import { buildBackfilledRecord } from "../core/chain-entry.js";
 import { outputFields, type SpanOutput } from "../core/extract-records.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
-import type { ArchivedFacts } from "../workers/chain-task.js";
+import type { ChainTaskResult } from "../workers/chain-task.js";
 
-export function fileTaskRecords(outputs: readonly SpanOutput[], archived: ReadonlyArray<ArchivedFacts | undefined>): ToolCallRecord[] {
+export function fileTaskRecords(outputs: readonly SpanOutput[], result: ChainTaskResult): ToolCallRecord[] {
+  if (result.kind !== "facts") throw new Error(`internal error: a file-slice task sent ${result.kind}, not facts`);
+  const { archived } = result;
   if (archived.length !== outputs.length) throw new Error(`internal error: ${archived.length} archived outputs for ${outputs.length} planned`);
   return outputs.map((output, i) => {
     const facts = archived[i];

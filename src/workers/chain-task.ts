@@ -106,9 +106,8 @@ export interface TaskTimings {
 }
 
 /**
- * What the main thread's messages cannot tell of one archived output's record (the file path):
- * main/file-task-records.ts builds the record from the planned output and this. Lightened as the
- * messages are, or whole (`mainMessages`).
+ * What the main thread's messages cannot tell of one archived output's record (a file-slice
+ * task's): main/file-task-records.ts builds the record from the planned output and this.
  */
 export interface ArchivedFacts {
   /** A spilled output's fields. */
@@ -117,31 +116,17 @@ export interface ArchivedFacts {
   resultText?: string;
 }
 
-export interface ChainTaskResult {
-  /**
-   * Fresh records in planned order; spilled ones carry spill fields and an empty resultText. A
-   * file-slice task sends none: the main thread makes them from its messages and `archived`.
-   */
-  records: ToolCallRecord[];
-  /**
-   * A file-slice task: per planned output, what the record adds to the main thread's messages;
-   * undefined for the usual output, whose record is made from them alone (an object for each
-   * would cross to the main thread and wait there for its commit).
-   */
-  archived?: Array<ArchivedFacts | undefined>;
-  /** The records' refs; a file-slice task sends none: the main thread makes them from the plan's reserved refs. */
-  refs?: SummaryToolCallRef[];
+/** What every chain task's result carries, whichever its form. */
+export interface TaskResultBase {
   /** The deterministic body (rangeSummaryText); empty for an `indexOnly` task. */
   body: string;
   /**
    * UTF-8 JSON of the index entry's data ({toolCalls, backfilled, refs}), so the main thread need
-   * not serialise megabytes. From a file slice held lightened, the main thread's records are lightened
-   * (core/light-value.ts) and these bytes are the only faithful copy of them. A buffer of the
-   * task's own, moved to the main thread.
+   * not serialise megabytes. When the main thread's messages are lightened, so are the records it
+   * makes from them (core/light-value.ts), and these bytes are the only faithful copy of them. A
+   * buffer of the task's own, moved to the main thread.
    */
   indexDataJson: Uint8Array;
-  /** True when `records` are lightened (a file-slice task, once the main thread made them). */
-  lightened: boolean;
   spilledFiles: number;
   spilledBytes: number;
   /**
@@ -154,6 +139,34 @@ export interface ChainTaskResult {
   archivedChars: number;
   timings: TaskTimings;
 }
+
+/** An "encoded" or "messages" task's result: the fresh records themselves, whole, and their refs. */
+export interface RecordsResult extends TaskResultBase {
+  kind: "records";
+  /** In planned order; spilled ones carry spill fields and an empty resultText. */
+  records: ToolCallRecord[];
+  refs: SummaryToolCallRef[];
+}
+
+/**
+ * A "file-slice" task's result: no records (the main thread makes them from its own messages and
+ * these facts, main/file-task-records.ts) and no refs (it makes them from the plan's reserved ones).
+ */
+export interface FactsResult extends TaskResultBase {
+  kind: "facts";
+  /**
+   * Per planned output, what its record adds to the main thread's messages, lightened or whole as
+   * those are (the task's `mainMessages`); undefined for the usual output, whose record is made
+   * from them alone (an object for each would cross to the main thread and wait there for its
+   * commit).
+   */
+  archived: Array<ArchivedFacts | undefined>;
+}
+
+export type ChainTaskResult = RecordsResult | FactsResult;
+
+/** What the pass's stats take of a task's result (main/compress-stats.ts). */
+export type TaskFigures = Pick<TaskResultBase, "spilledFiles" | "spilledBytes" | "archivedChars" | "timings">;
 
 /**
  * Why a file-slice task fails when its lines are not what the plan was made from: one is another

@@ -80,11 +80,9 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   // or pi's whole ones) and these facts, and their refs from its plan; the index entry's bytes
   // above are the faithful copy of them.
   const { input } = task;
-  if (input.kind !== "file-slice") return { ...result, records, refs, lightened: false };
-  const lighten = input.mainMessages === "lightened";
-  const lightener = lighten ? new Lightener() : undefined;
-  const facts = records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lightener));
-  return { ...result, records: [], archived: facts, lightened: lighten };
+  if (input.kind !== "file-slice") return { ...result, kind: "records" as const, records, refs };
+  const lightener = input.mainMessages === "lightened" ? new Lightener() : undefined;
+  return { ...result, kind: "facts" as const, archived: records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lightener)) };
 }
 
 /** What a record adds to the main thread's output: lightened by the same rules as its messages (with a `lightener`), or whole. */
