@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { EntryLocations } from "../src/io/entry-locations.js";
-import type { EntryLocation, OutputLiteral } from "../src/io/loaded-session.js";
+import type { EntryLocation } from "../src/io/loaded-session.js";
+import type { OutputLiteral } from "../src/io/output-literal.js";
 
 const digest = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map((n) => n.toString(16).padStart(16, "0"));
 const output: fc.Arbitrary<OutputLiteral> = fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.nat(), fc.nat(), fc.integer({ min: 0, max: 3 }), digest);

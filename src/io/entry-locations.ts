@@ -5,7 +5,8 @@
  * is read back as an EntryLocation object only when someone asks.
  */
 
-import type { EntryLocation, LineMeta, OutputLiteral } from "./loaded-session.js";
+import type { EntryLocation, LineMeta } from "./loaded-session.js";
+import { LITERAL_BYTES, LITERAL_DIGEST, LITERAL_FLAGS, LITERAL_JSON_LENGTH, LITERAL_MEASURES, LITERAL_OFFSET, LITERAL_UNITS, LITERAL_UTF8_BYTES, type OutputLiteral } from "./output-literal.js";
 
 const NONE = -1;
 const TERMINATED = 1;
@@ -51,8 +52,8 @@ export class EntryLocations {
   /** Index into the output columns, or NONE. */
   private readonly outputOf = new Column((n) => new Int32Array(n));
   private outputs = 0;
-  /** offset, bytes, units, jsonLength, utf8Bytes per located output. */
-  private readonly outputNumbers = new Column((n) => new Float64Array(n), 5);
+  /** Per located output, its measures, each at its position in the literal (io/output-literal.ts). */
+  private readonly outputMeasures = new Column((n) => new Float64Array(n), LITERAL_MEASURES);
   private readonly outputFlags = new Column((n) => new Uint8Array(n));
   /** The xxh64 digest as two 32-bit halves (16 hex digits). */
   private readonly outputDigests = new Column((n) => new Uint32Array(n), 2);
@@ -90,13 +91,14 @@ export class EntryLocations {
 
   private pushOutput(output: OutputLiteral): number {
     const k = this.outputs++;
-    const [offset, bytes, units, jsonLength, utf8Bytes, flags, digest] = output;
-    this.outputNumbers.set(k, offset, 0);
-    this.outputNumbers.set(k, bytes, 1);
-    this.outputNumbers.set(k, units, 2);
-    this.outputNumbers.set(k, jsonLength, 3);
-    this.outputNumbers.set(k, utf8Bytes, 4);
-    this.outputFlags.set(k, flags);
+    const measures = this.outputMeasures;
+    measures.set(k, output[LITERAL_OFFSET], LITERAL_OFFSET);
+    measures.set(k, output[LITERAL_BYTES], LITERAL_BYTES);
+    measures.set(k, output[LITERAL_UNITS], LITERAL_UNITS);
+    measures.set(k, output[LITERAL_JSON_LENGTH], LITERAL_JSON_LENGTH);
+    measures.set(k, output[LITERAL_UTF8_BYTES], LITERAL_UTF8_BYTES);
+    this.outputFlags.set(k, output[LITERAL_FLAGS]);
+    const digest = output[LITERAL_DIGEST];
     if (!/^[0-9a-f]{16}$/.test(digest)) throw new Error(`internal error: output digest ${JSON.stringify(digest)} is not 16 hex digits`);
     this.outputDigests.set(k, Number.parseInt(digest.slice(0, 8), 16), 0);
     this.outputDigests.set(k, Number.parseInt(digest.slice(8), 16), 1);
@@ -104,9 +106,10 @@ export class EntryLocations {
   }
 
   private outputAt(k: number): OutputLiteral {
-    const n = (field: number) => this.outputNumbers.get(k, field);
     const digest = hex8(this.outputDigests.get(k, 0)) + hex8(this.outputDigests.get(k, 1));
-    return [n(0), n(1), n(2), n(3), n(4), this.outputFlags.get(k), digest];
+    const n = (field: number) => this.outputMeasures.get(k, field);
+    // In the literal's order (io/output-literal.ts).
+    return [n(LITERAL_OFFSET), n(LITERAL_BYTES), n(LITERAL_UNITS), n(LITERAL_JSON_LENGTH), n(LITERAL_UTF8_BYTES), this.outputFlags.get(k), digest];
   }
 }
 

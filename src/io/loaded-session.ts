@@ -7,6 +7,7 @@
 
 import type { EntryIdSet } from "../core/entry-id-set.js";
 import type { SessionEntry, SessionHeader } from "../core/session-types.js";
+import type { OutputLiteral } from "./output-literal.js";
 import type { SessionWarning } from "./session-errors.js";
 
 /** Where one physical line lies in the file. */
@@ -21,19 +22,7 @@ export interface LineMeta {
   terminated: boolean;
 }
 
-/**
- * Where a tool result's text lies in its line, when it is one JSON string literal (the content
- * itself, or its only text part), as the shard scan found it (core/json-literal.ts): offset of
- * the opening quote from the line's start, length in bytes, the text's UTF-16 units, JSON length
- * and UTF-8 bytes, whether the literal is canonical JSON and holds a lone surrogate (1 and 2 in
- * `flags`), and the xxh64 of its bytes. Packed flat: the main thread keeps one per tool result.
- */
-export type OutputLiteral = [offset: number, bytes: number, units: number, jsonLength: number, utf8Bytes: number, flags: number, digest: string];
-
-export const LITERAL_CANONICAL = 1;
-export const LITERAL_LONE_SURROGATE = 2;
-
-/** Where an entry came from; the shard scan also sets `messageChars` (JSON length of the entry's message) and `output`. */
+/** Where an entry came from; the shard scan also sets `messageChars` (JSON length of the entry's message) and `output` (io/output-literal.ts). */
 export interface EntryLocation extends LineMeta {
   messageChars?: number;
   output?: OutputLiteral;

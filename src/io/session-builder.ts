@@ -20,7 +20,8 @@ import type { LineResult } from "./session-line.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
 import { EntryLocations } from "./entry-locations.js";
 import { RepeatedStrings } from "./repeated-strings.js";
-import type { LineMeta, LoadedSession, OutputLiteral, TruncatedTail } from "./loaded-session.js";
+import type { LineMeta, LoadedSession, TruncatedTail } from "./loaded-session.js";
+import type { OutputLiteral } from "./output-literal.js";
 
 export interface BuilderOptions {
   /** Leave malformed lines out with a warning (pi's loader) instead of throwing. */

@@ -8,7 +8,7 @@ import type { BodyRecord } from "../core/deterministic-body.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { SpillFields } from "../core/chain-entry.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
-import type { OutputLiteral } from "../io/loaded-session.js";
+import type { OutputLiteral } from "../io/output-literal.js";
 import type { SpillTarget, StagedSpill } from "../io/write-spill.js";
 
 export interface SpillSettings extends SpillTarget {

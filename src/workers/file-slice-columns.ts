@@ -6,13 +6,21 @@
  * ExpectedLine objects, which costs its own thread only.
  */
 
-import type { EntryLocation, OutputLiteral } from "../io/loaded-session.js";
+import type { EntryLocation } from "../io/loaded-session.js";
+import { LITERAL_BYTES, LITERAL_DIGEST, LITERAL_FLAGS, LITERAL_JSON_LENGTH, LITERAL_NUMBERS, LITERAL_OFFSET, LITERAL_UNITS, LITERAL_UTF8_BYTES, type OutputLiteral } from "../io/output-literal.js";
 import type { ExpectedLine, FileSlice } from "./chain-task.js";
 
 /** Numbers per line in `locations`: byte offset, byte length, 1-based line number. */
 const LOCATION_WIDTH = 3;
-/** Numbers per located output in `outputs`: the line's index in the slice, the literal's six numbers, isError (1 or 0). */
-const OUTPUT_WIDTH = 8;
+/**
+ * Numbers per located output in `outputs`: the line's index in the slice, then the literal's
+ * measures and flags, each at its position in the literal (io/output-literal.ts) from
+ * OUTPUT_LITERAL on, then isError (1 or 0).
+ */
+const OUTPUT_LINE = 0;
+const OUTPUT_LITERAL = 1;
+const OUTPUT_IS_ERROR = OUTPUT_LITERAL + LITERAL_NUMBERS;
+const OUTPUT_WIDTH = OUTPUT_IS_ERROR + 1;
 
 /** Builds a FileSlice a line at a time, in span order. */
 export class FileSliceWriter {
@@ -42,10 +50,11 @@ export class FileSliceWriter {
     this.roles.push(role);
     this.timestamps.push(timestamp);
     this.toolCallIds.push(toolCallId);
-    if (location.output === undefined) return;
-    const [offset, bytes, units, jsonLength, utf8Bytes, flags, digest] = location.output;
-    this.outputs.push(at, offset, bytes, units, jsonLength, utf8Bytes, flags, isError ? 1 : 0);
-    this.digests.push(digest);
+    const literal = location.output;
+    if (literal === undefined) return;
+    // OUTPUT_LINE, the literal's numbers in its order, OUTPUT_IS_ERROR.
+    this.outputs.push(at, literal[LITERAL_OFFSET], literal[LITERAL_BYTES], literal[LITERAL_UNITS], literal[LITERAL_JSON_LENGTH], literal[LITERAL_UTF8_BYTES], literal[LITERAL_FLAGS], isError ? 1 : 0);
+    this.digests.push(literal[LITERAL_DIGEST]);
   }
 
   slice(): FileSlice {
@@ -65,11 +74,13 @@ export function expectedLines(slice: FileSlice): ExpectedLine[] {
     lines.push(line);
   }
   for (let k = 0; k < slice.digests.length; k++) {
-    const n = (j: number) => outputs[OUTPUT_WIDTH * k + j]!;
-    const literal: OutputLiteral = [n(1), n(2), n(3), n(4), n(5), n(6), slice.digests[k]!];
-    const line = lines[n(0)];
-    if (line === undefined) throw new Error(`internal error: a located output names line ${n(0)} of a ${lines.length}-line slice`);
-    line.output = { literal, isError: n(7) === 1 };
+    const at0 = OUTPUT_WIDTH * k;
+    const n = (field: number) => outputs[at0 + OUTPUT_LITERAL + field]!;
+    // In the literal's order (io/output-literal.ts).
+    const literal: OutputLiteral = [n(LITERAL_OFFSET), n(LITERAL_BYTES), n(LITERAL_UNITS), n(LITERAL_JSON_LENGTH), n(LITERAL_UTF8_BYTES), n(LITERAL_FLAGS), slice.digests[k]!];
+    const line = lines[outputs[at0 + OUTPUT_LINE]!];
+    if (line === undefined) throw new Error(`internal error: a located output names line ${outputs[at0 + OUTPUT_LINE]} of a ${lines.length}-line slice`);
+    line.output = { literal, isError: outputs[at0 + OUTPUT_IS_ERROR] === 1 };
   }
   return lines;
 }

@@ -11,7 +11,7 @@
 import type { AgentMessage } from "../core/session-types.js";
 import type { Hasher } from "../core/digest.js";
 import { markerFor, mentionsMarker, refLineMinBytes, type LiteralRef } from "../core/literal-refs.js";
-import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE } from "../io/loaded-session.js";
+import { LITERAL_BYTES, LITERAL_CANONICAL, LITERAL_DIGEST, LITERAL_FLAGS, LITERAL_JSON_LENGTH, LITERAL_LONE_SURROGATE, LITERAL_OFFSET, LITERAL_UNITS, LITERAL_UTF8_BYTES } from "../io/output-literal.js";
 import { readInto, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
 import { classifyLine, classifyLineWithRefs } from "../io/session-line.js";
@@ -114,12 +114,14 @@ function messageOf(bytes: Buffer, expected: ExpectedLine, refs: LiteralRef[] | u
  * to the literal, whose bytes must still be those the scan digested. Its line is not parsed.
  */
 function locatedOutput(bytes: Buffer, expected: ExpectedLine, output: NonNullable<ExpectedLine["output"]>, literals: LiteralRef[], hasher: Hasher): AgentMessage | undefined {
-  const [start, length, units, jsonLength, utf8Bytes, flags, digest] = output.literal;
-  const end = start + length;
-  if (end > bytes.length || hasher.hex64Bytes(bytes.subarray(start, end)) !== digest) return undefined;
+  const { literal } = output;
+  const start = literal[LITERAL_OFFSET];
+  const end = start + literal[LITERAL_BYTES];
+  if (end > bytes.length || hasher.hex64Bytes(bytes.subarray(start, end)) !== literal[LITERAL_DIGEST]) return undefined;
+  const flags = literal[LITERAL_FLAGS];
   const canonical = (flags & LITERAL_CANONICAL) !== 0;
   const loneSurrogate = (flags & LITERAL_LONE_SURROGATE) !== 0;
-  const content = markerFor(literals.push({ bytes, start, end, units, jsonLength, utf8Bytes, canonical, loneSurrogate }) - 1);
+  const content = markerFor(literals.push({ bytes, start, end, units: literal[LITERAL_UNITS], jsonLength: literal[LITERAL_JSON_LENGTH], utf8Bytes: literal[LITERAL_UTF8_BYTES], canonical, loneSurrogate }) - 1);
   return { role: "toolResult", toolCallId: expected.toolCallId, content, isError: output.isError, timestamp: expected.timestamp } as AgentMessage;
 }
 

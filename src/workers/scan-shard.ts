@@ -10,7 +10,7 @@ import { loadHasher, type Hasher } from "../core/digest.js";
 import { Lightener } from "../core/light-value.js";
 import { refLineMinBytes, refOf, REF_LINE_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
 import { soleText } from "../core/message-text.js";
-import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE, type OutputLiteral } from "../io/loaded-session.js";
+import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE, type OutputLiteral } from "../io/output-literal.js";
 import { RangeReader, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
 import { classifyLineWithRefs, type LineResult } from "../io/session-line.js";
@@ -75,6 +75,7 @@ function outputLiteral(entry: unknown, refs: readonly LiteralRef[], bytes: Buffe
   const ref = text === undefined ? undefined : refOf(text, refs);
   if (ref === undefined) return undefined;
   const flags = (ref.canonical ? LITERAL_CANONICAL : 0) | (ref.loneSurrogate ? LITERAL_LONE_SURROGATE : 0);
+  // In the literal's order (io/output-literal.ts).
   return [ref.start, ref.end - ref.start, ref.units, ref.jsonLength, ref.utf8Bytes, flags, hasher.hex64Bytes(bytes.subarray(ref.start, ref.end))];
 }
 

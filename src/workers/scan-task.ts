@@ -5,7 +5,7 @@
  * main thread is proportional to the number of entries, not to the bytes of tool output.
  */
 
-import type { OutputLiteral } from "../io/loaded-session.js";
+import type { OutputLiteral } from "../io/output-literal.js";
 import type { LineResult } from "../io/session-line.js";
 
 export interface ShardTask {

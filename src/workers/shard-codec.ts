@@ -10,7 +10,7 @@
  */
 
 import { ByteSink } from "../core/byte-sink.js";
-import type { OutputLiteral } from "../io/loaded-session.js";
+import { LITERAL_WIDTH, type OutputLiteral } from "../io/output-literal.js";
 import type { ScannedLine, ShardScan } from "./scan-task.js";
 
 /** A ShardScan as posted by the worker. */
@@ -37,9 +37,9 @@ const CHUNK_LINES = 128;
  * A chunk of lines in columns: a line whose result is one value (nearly all of them) is five
  * numbers in `meta` (index, byte offset, bytes, flags, the message's JSON length or -1), its
  * value in `values`, and its located output, when it has one, in `outputs` (the OutputLiteral's
- * seven items). Any other line is five numbers too, its whole ScannedLine in `values`. As objects,
- * each line's own keys and wrappers were about a third of the text that the worker wrote and
- * escaped and the main thread parsed.
+ * LITERAL_WIDTH items, in its order: io/output-literal.ts). Any other line is five numbers too,
+ * its whole ScannedLine in `values`. As objects, each line's own keys and wrappers were about a
+ * third of the text that the worker wrote and escaped and the main thread parsed.
  */
 type PackedChunk = [meta: number[], outputs: Array<number | string>, values: unknown[]];
 
@@ -48,7 +48,6 @@ const META_WIDTH = 5;
 const TERMINATED = 1;
 const HAS_OUTPUT = 2;
 const WHOLE_LINE = 4;
-const OUTPUT_WIDTH = 7;
 /** A value's message length when the value is not a message entry. */
 const NO_CHARS = -1;
 
@@ -89,8 +88,8 @@ function* unpackChunk([meta, outputs, values]: PackedChunk): Generator<ScannedLi
     const line: ScannedLine = { index: meta[at]!, byteOffset: meta[at + 1]!, bytes: meta[at + 2]!, terminated: (flags & TERMINATED) !== 0, result: { kind: "value", value: values[v] } };
     line.messageChars = [chars === NO_CHARS ? undefined : chars];
     if ((flags & HAS_OUTPUT) !== 0) {
-      line.output = outputs.slice(output, output + OUTPUT_WIDTH) as OutputLiteral;
-      output += OUTPUT_WIDTH;
+      line.output = outputs.slice(output, output + LITERAL_WIDTH) as OutputLiteral;
+      output += LITERAL_WIDTH;
     }
     yield line;
   }
