@@ -3,7 +3,7 @@
  * A/B of two builds of chainpress on the same fixtures: this checkout's CLI and DIR's (another
  * checkout or worktree, built), run alternately in fresh processes on fresh copies, A first in
  * odd rounds and B first in even ones, so both see the same minutes of this shared machine. Prints
- * medians and the median of per-round ratios (B / A) of wall time, CPU and peak RSS: how a
+ * medians, and the median and range of per-round ratios (B / A) of wall time, CPU and peak RSS: how a
  * tuning is judged (ARCHITECTURE's decisions table).
  */
 
@@ -42,17 +42,22 @@ async function main(): Promise<void> {
     const a: ProcessMeasure[] = [];
     const b: ProcessMeasure[] = [];
     for (let round = 0; round < iterations; round++) {
-      const order = round % 2 === 0 ? ([cliA, cliB] as const) : ([cliB, cliA] as const);
-      for (const cli of order) (cli === cliA ? a : b).push(await runOnce(cli, fixture, workers, cli === cliA ? "a" : "b"));
+      // Compared by side, not by path: an A/A run (the same checkout twice) measures the noise.
+      const sides = round % 2 === 0 ? (["a", "b"] as const) : (["b", "a"] as const);
+      for (const side of sides) (side === "a" ? a : b).push(await runOnce(side === "a" ? cliA : cliB, fixture, workers, side));
     }
-    const ratio = (pick: (m: ProcessMeasure) => number) => median(a.map((m, i) => pick(b[i]!) / pick(m)));
+    // The median of per-round ratios, and their range: how far apart one round's two runs can be.
+    const ratio = (pick: (m: ProcessMeasure) => number) => {
+      const perRound = a.map((m, i) => pick(b[i]!) / pick(m));
+      return `${median(perRound).toFixed(3)} (${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)})`;
+    };
     rows.push([
       preset,
       `${Math.round(median(a.map((m) => m.wallMs)))} / ${Math.round(median(b.map((m) => m.wallMs)))}`,
-      ratio((m) => m.wallMs).toFixed(3),
-      ratio((m) => m.cpuMs).toFixed(3),
+      ratio((m) => m.wallMs),
+      ratio((m) => m.cpuMs),
       `${Math.round(median(a.map((m) => m.peakRssBytes)) / 1e6)} / ${Math.round(median(b.map((m) => m.peakRssBytes)) / 1e6)}`,
-      ratio((m) => m.peakRssBytes).toFixed(3),
+      ratio((m) => m.peakRssBytes),
     ]);
     console.log(`${preset}: done`);
   }
