@@ -3,8 +3,7 @@
  * The second step of `npm run build`, after tsc: the two programs that start a thread, the
  * `chainpress` executable and the pool's worker, each bundled from tsc's output into a few
  * files in dist/src/bin/. Every thread otherwise resolves, reads and compiles ~100 of our ES
- * modules one file at a time as it starts: bundled, a run takes ~140 ms less CPU and ends ~100 ms
- * sooner on 2 cores (bench/RESULTS.md, nineteenth pass). Packages stay outside the bundles,
+ * modules one file at a time as it starts (ARCHITECTURE's decisions table). Packages stay outside the bundles,
  * loaded from node_modules as before; the library and pi extension entry points stay tsc's
  * modules.
  *
@@ -40,10 +39,17 @@ await build({
   output: { dir: outDir, format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
 });
 
+// `npm start` runs start-default.js as npm's bin link runs main.js: through main's shebang, so the
+// node flags are written once (src/cli/main.ts).
+const shebang = fs.readFileSync(path.join(outDir, "main.js"), "utf8").split("\n", 1)[0];
+if (!shebang.startsWith("#!")) throw new Error("dist/src/bin/main.js lost its shebang");
+const startDefault = path.join(outDir, "start-default.js");
+fs.writeFileSync(startDefault, `${shebang}\n${fs.readFileSync(startDefault, "utf8")}`);
+for (const file of [path.join(outDir, "main.js"), startDefault]) fs.chmodSync(file, 0o755);
+
 // The worker: one file, loaded whole by each of the pool's threads. As CommonJS, because piscina
-// loads it with require(): an ES module there took Node 20's require(esm) road, which loads the ES
-// module loader into every thread (two threads ready for their first task in a median of 132 ms
-// against 112, and ~35 ms less CPU, as CommonJS: bench/RESULTS.md, twenty-fourth pass).
+// loads it with require(): an ES module there takes Node 20's require(esm) road, which loads the ES
+// module loader into every thread.
 await build({
   ...common,
   input: path.join(dist, "workers", "compress-chain.worker.js"),
