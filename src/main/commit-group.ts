@@ -9,7 +9,7 @@
  * their `no-summary` skip and the next pass converges.
  */
 
-import { buildBackfilledIndexData, buildChainEntry, buildRef } from "../core/chain-entry.js";
+import { buildBackfilledIndexData, buildChainEntry } from "../core/chain-entry.js";
 import { CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
 import { guardLightened } from "../core/light-value.js";
 import type { PruneState } from "../core/prune-state.js";
@@ -30,35 +30,19 @@ export interface CommitContext {
   now: () => number;
 }
 
-/** What a deterministic chain commits: its worker's work, or the retry path's (no fresh records). */
-export type ChainWork = WorkWithRefs | MadeWork;
-
-interface WorkBase {
+/**
+ * What a deterministic chain commits: its records and their refs, in order (none on the retry
+ * path, which brings no fresh records).
+ */
+export interface ChainWork {
   records: ToolCallRecord[];
+  refs: SummaryToolCallRef[];
   body: string;
   /** The index entry's data, serialised by the worker (the only faithful copy when `records` are lightened). */
   indexDataJson?: DataJson;
   /** The occurrence keys of `records`, in order, when the caller has them (a plan's): the state keeps these strings instead of copies. */
   keys?: readonly string[];
-}
-
-/** Whole records with their own refs, in order: a worker's records result, or none on a retry. */
-export interface WorkWithRefs extends WorkBase {
-  kind: "records";
-  refs: SummaryToolCallRef[];
-}
-
-/**
- * Records this thread made from its plan's outputs and a worker's facts (main/file-task-records.ts).
- * Their refs are made at the commit from the plan's short refs, reserved for `records` in order: as
- * an object per record, sent by the worker, they outlived young collections while their chain
- * waited for its commit, and died in the old generation. Made at the commit, each lives no longer
- * than its turn.
- */
-export interface MadeWork extends WorkBase {
-  kind: "made";
-  shortRefs: readonly string[];
-  /** `records` are lightened (core/light-value.ts), as this thread's messages are: only `indexDataJson` may be written. */
+  /** `records` are lightened (core/light-value.ts), as this thread's messages are on the file road: only `indexDataJson` may be written. */
   lightened: boolean;
 }
 
@@ -133,8 +117,8 @@ async function appendIndexEntry(ctx: CommitContext, slot: IndexSlot): Promise<bo
   const work = slot.work;
   if (slot.failure || !work || work.records.length === 0) return false;
   try {
-    const data = buildBackfilledIndexData(work.records, refsOf(work));
-    await ctx.append(CUSTOM_TYPE_INDEX, work.kind === "made" && work.lightened ? guardLightened(data) : data, work.indexDataJson);
+    const data = buildBackfilledIndexData(work.records, work.refs);
+    await ctx.append(CUSTOM_TYPE_INDEX, work.lightened ? guardLightened(data) : data, work.indexDataJson);
     return true;
   } catch (error) {
     slot.failure = `index append failed: ${(error as Error).message}`;
@@ -154,35 +138,16 @@ async function settleIndexEntries(ctx: CommitContext, written: IndexSlot[]): Pro
   // meanwhile (plans were made up front; groups commit one at a time).
   for (const slot of written) {
     const work = slot.work!;
-    const { records, keys } = work;
+    const { records, refs, keys } = work;
     for (let i = 0; i < records.length; i++) {
       if (sliceUsedUp()) await pauseIfDue();
       ctx.state.indexRecord(records[i]!, { seedDedup: false }, keys?.[i]);
     }
-    const count = work.kind === "records" ? work.refs.length : records.length;
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < refs.length; i++) {
       if (sliceUsedUp()) await pauseIfDue();
-      ctx.state.registerRef(refAt(work, i), keys?.[i]);
+      ctx.state.registerRef(refs[i]!, keys?.[i]);
     }
   }
-}
-
-/** The ref of a work's i-th record: its own, or made from its reserved short ref (MadeWork). */
-function refAt(work: ChainWork, i: number): SummaryToolCallRef {
-  const ref = work.kind === "records" ? work.refs[i] : madeRef(work, i);
-  if (ref === undefined) throw new Error(`internal error: no ref for record ${i} of ${work.records.length}`);
-  return ref;
-}
-
-function madeRef(work: MadeWork, i: number): SummaryToolCallRef | undefined {
-  const shortRef = work.shortRefs[i];
-  if (shortRef === undefined) return undefined;
-  const record = work.records[i]!;
-  return buildRef(shortRef, record.toolCallId, record.resultTimestamp);
-}
-
-function refsOf(work: ChainWork): SummaryToolCallRef[] {
-  return work.kind === "records" ? work.refs : work.records.map((_, i) => refAt(work, i));
 }
 
 async function commitChainEntries(ctx: CommitContext, slots: Slot[]): Promise<void> {

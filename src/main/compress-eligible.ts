@@ -212,7 +212,7 @@ function toItem(plan: ChainPlan, outcome: TaskOutcome): GroupItem {
   if (!outcome.ok) return { plan, failure: `worker failed: ${outcome.error.message}` };
   if (!outcome.result) {
     try {
-      return { plan, work: { kind: "records", records: [], refs: [], body: retryBody(plan) } };
+      return { plan, work: { records: [], refs: [], body: retryBody(plan), lightened: false } };
     } catch (error) {
       // A malformed archived record (say, an impossible timestamp) costs this chain only.
       return { plan, failure: `cannot compose the body: ${(error as Error).message}` };

@@ -5,6 +5,7 @@
  * of on the way (main/plan-chains.ts).
  */
 
+import { buildRef } from "../core/chain-entry.js";
 import type { SpanOutput } from "../core/extract-records.js";
 import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult, type TaskFigures } from "../workers/chain-task.js";
 import type { ChainWork } from "./commit-group.js";
@@ -125,14 +126,15 @@ function startFromDisk(deps: CompressEligibleDeps, linesOnDisk: NonNullable<Memo
 function recordsWork(result: ChainTaskResult, plan: DeterministicPlan): DispatchedWork {
   if (result.kind !== "records") throw new Error(`internal error: chain ${plan.chain.startUserTimestamp}: its task sent ${result.kind}, not records`);
   const { records, refs, body, indexDataJson } = result;
-  return { ...figuresOf(result), kind: "records", records, refs, body, indexDataJson, keys: plan.plannedKeys };
+  return { ...figuresOf(result), records, refs, body, indexDataJson, keys: plan.plannedKeys, lightened: false };
 }
 
 /** The work of a "file-slice" task: records made here from the plan's `outputs` (lightened or whole, as this thread's messages are) and the worker's facts. */
 function madeWork(result: ChainTaskResult, outputs: readonly SpanOutput[], plan: DeterministicPlan, lightened: boolean): DispatchedWork {
   const records = fileTaskRecords(outputs, result);
+  const refs = records.map((record, i) => buildRef(plan.reservedRefs[i]!, record.toolCallId, record.resultTimestamp));
   const { body, indexDataJson } = result;
-  return { ...figuresOf(result), kind: "made", records, shortRefs: plan.reservedRefs, lightened, body, indexDataJson, keys: plan.plannedKeys };
+  return { ...figuresOf(result), records, refs, body, indexDataJson, keys: plan.plannedKeys, lightened };
 }
 
 function figuresOf({ spilledFiles, spilledBytes, archivedChars, timings }: ChainTaskResult): TaskFigures {
