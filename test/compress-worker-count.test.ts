@@ -191,11 +191,11 @@ describe("bounded memory", () => {
       workers: 2,
       run: async (task, onStart) => {
         // Started at once, as by a free worker: only the window bounds what is in flight.
-        onStart?.();
+        const start = onStart?.() ?? {};
         peak = Math.max(peak, ++inFlight);
         await new Promise((r) => setTimeout(r, 5));
         try {
-          return await inner.run(task);
+          return await inner.run(task, () => start);
         } finally {
           inFlight--;
         }
@@ -207,6 +207,46 @@ describe("bounded memory", () => {
     expect(result.compressedEntries).toHaveLength(12);
     expect(peak).toBeGreaterThan(1);
     expect(peak).toBeLessThanOrEqual(3);
+  });
+
+  it.each(["file", "memory"] as const)("index bytes are written into rooms the main thread hands back, byte-identical to fresh buffers (%s path)", async (path) => {
+    const builder = mixedSession();
+    const inner = createChainRunner(0);
+    const runs = [];
+    for (const offerRooms of [false, true]) {
+      let offered = 0;
+      let reused = 0;
+      const runner: ChainRunner = {
+        ...inner,
+        // Rooms are lent to worker threads only: this runner says it has one (and runs inline).
+        workers: 1,
+        run: async (task, onStart) => {
+          let room: ArrayBuffer | undefined;
+          // Slow enough that each chain's index entry is written before the next chain but one starts.
+          await new Promise((r) => setTimeout(r, 5));
+          const result = await inner.run(task, () => {
+            // Asked as the task starts, after the tasks before it ran (the inline runner runs one at a time).
+            const start = onStart?.() ?? {};
+            room = offerRooms ? start.indexRoom : undefined;
+            if (room) offered++;
+            return room ? { indexRoom: room } : {};
+          });
+          if (room && result.indexDataJson.buffer === room) reused++;
+          return result;
+        },
+      };
+      const file = builder.writeTemp();
+      const { result } = await compressFile(file, { runner, path });
+      expect(result.compressedEntries).toHaveLength(8);
+      runs.push({ lines: appendedMasked(file, builder.lines.length), spills: spillFiles(file), offered, reused });
+    }
+    const [fresh, recycled] = runs;
+    expect(fresh!.offered).toBe(0);
+    // The first tasks find no room yet (a task can start before the one before it is written).
+    expect(recycled!.offered).toBeGreaterThanOrEqual(1);
+    expect(recycled!.reused).toBeGreaterThanOrEqual(1);
+    expect(recycled!.lines).toEqual(fresh!.lines);
+    expect(recycled!.spills).toEqual(fresh!.spills);
   });
 
   it("prepares at most one task per worker ahead of the workers: the rest of the window waits unprepared", async () => {

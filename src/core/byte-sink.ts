@@ -13,8 +13,14 @@ export class ByteSink {
   private buffer: Buffer;
   private used = 0;
 
-  constructor(initialBytes = 64 * 1024) {
-    this.buffer = Buffer.allocUnsafeSlow(Math.max(64, initialBytes));
+  /**
+   * `room`, a buffer offered for reuse, is written into when it holds `initialBytes`; otherwise
+   * the sink's own buffer is rounded up to a power of two, so that a slightly longer text next
+   * time fits it once the caller offers it back.
+   */
+  constructor(initialBytes = 64 * 1024, room?: Buffer) {
+    if (room && room.length >= initialBytes) this.buffer = room;
+    else this.buffer = Buffer.allocUnsafeSlow(room ? powerOfTwoAtLeast(initialBytes) : Math.max(64, initialBytes));
   }
 
   get length(): number {

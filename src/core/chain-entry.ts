@@ -55,14 +55,14 @@ export function backfilledIndexDataBytes(records: ToolCallRecord[], refs: Summar
  * The same, from each record's JSON given as parts (strings, or UTF-8 bytes already encoded);
  * written into `room` when it is large enough (utf8Join).
  */
-export function indexDataBytesOf(recordJson: ReadonlyArray<ReadonlyArray<string | Uint8Array>>, refs: SummaryToolCallRef[]): Buffer {
+export function indexDataBytesOf(recordJson: ReadonlyArray<ReadonlyArray<string | Uint8Array>>, refs: SummaryToolCallRef[], room?: Buffer): Buffer {
   const empty = JSON.stringify(buildBackfilledIndexData([], refs));
   // `toolCalls` is the first key, so the first "[]" is its (empty) array.
   const open = empty.indexOf("[]") + 1;
   const parts: Array<string | Uint8Array> = [empty.slice(0, open)];
   recordJson.forEach((record, i) => parts.push(i > 0 ? "," : "", ...record));
   parts.push(empty.slice(open));
-  return utf8Join(parts);
+  return utf8Join(parts, room);
 }
 
 export interface SpillFields {

@@ -9,7 +9,7 @@ import { Slots } from "./task-slots.js";
 import type { SearchTask, SearchTaskResult } from "../workers/search-task.js";
 import { ThreadScratch } from "../workers/thread-scratch.js";
 
-export { taskDeadlineMs, type ChainRunner, type RunnerOptions } from "./runner-contract.js";
+export { taskDeadlineMs, type ChainRunner, type RunnerOptions, type TaskStart } from "./runner-contract.js";
 
 export function createChainRunner(workers: number, options: RunnerOptions = {}): ChainRunner {
   return workers <= 0 ? inlineRunner() : startPool(workers, options);
@@ -35,8 +35,7 @@ function inlineRunner(): ChainRunner {
     run: (task, onStart) =>
       slots.use(async () => {
         const [{ runChainTask }] = await workerModules();
-        onStart?.();
-        return runChainTask({ ...task, ...(task.fault === "exit" || task.fault === "hang" ? { fault: "throw" as const } : {}) }, (scratch ??= new ThreadScratch()).spanBuffers);
+        return runChainTask({ ...task, ...onStart?.(), ...(task.fault === "exit" || task.fault === "hang" ? { fault: "throw" as const } : {}) }, (scratch ??= new ThreadScratch()).spanBuffers);
       }),
     scan: (task) =>
       slots.use(async () => {

@@ -28,6 +28,8 @@ export interface CommitContext {
   sync: () => Promise<void>;
   diagnostics: DiagnosticSink;
   now: () => number;
+  /** Takes back a worker's index bytes once they are written (or will not be), to carry another chain's. */
+  reuseIndexBytes?: (bytes: Uint8Array) => void;
 }
 
 /**
@@ -125,6 +127,7 @@ async function appendIndexEntry(ctx: CommitContext, slot: IndexSlot): Promise<bo
     return false;
   } finally {
     // Written or not, nothing reads these bytes again: the index entry is rebuilt by the next pass.
+    if (work.indexDataJson instanceof Uint8Array) ctx.reuseIndexBytes?.(work.indexDataJson);
     delete work.indexDataJson;
   }
 }

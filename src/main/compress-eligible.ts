@@ -9,6 +9,7 @@ import type { ChainCompressionEntry, ChainRange, ChainSkip } from "../core/prune
 import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
+import { BufferPool } from "../io/buffer-pool.js";
 import type { FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
@@ -99,7 +100,13 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   const eligible = selectEligible(deps.chains, deps.rollingWindow, (s) => state.isCompressed(s), deps.graceKeys);
   const stats = new CompressStats();
   const window = inFlightWindow(deps);
-  const run: DispatchRun = { deps, stats, ready: new Slots(Math.max(1, deps.runner.workers)), lane: new PrepareLane() };
+  // Rooms for index bytes (ChainTask.indexRoom) are out with running tasks and with results not
+  // yet written: never more than the window. Once warm, no chain allocates its index bytes.
+  // Only for worker threads: inline, the bytes are this isolate's own, and their allocations are
+  // what paces its full collections of the chains' garbage, which is on this heap too: lent
+  // rooms raised the inline peak RSS.
+  const rooms = deps.runner.workers > 0 ? new BufferPool(window, INDEX_ROOM_MAX_BYTES) : undefined;
+  const run: DispatchRun = { deps, stats, rooms, ready: new Slots(Math.max(1, deps.runner.workers)), lane: new PrepareLane() };
   // Each chain's task starts as soon as it is planned (main/dispatch-window.ts).
   const tasks = new DispatchWindow((plan) => dispatchChain(run, plan), window);
   try {
@@ -115,6 +122,7 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
     sync: stats.timedSync(deps.sync ?? (async () => undefined)),
     diagnostics: deps.diagnostics,
     now: deps.now ?? Date.now,
+    reuseIndexBytes: (bytes) => rooms?.give(Buffer.from(bytes.buffer, 0, bytes.buffer.byteLength)),
   };
   const compressedEntries: ChainCompressionEntry[] = [];
   await runAndCommit(run, tasks, window, ctx, (items, outcomes) => {
@@ -152,6 +160,8 @@ async function compressOpenChainAfter(run: DispatchRun, openChain: OpenChainInpu
   return outcome;
 }
 
+/** Index rooms larger than this are not kept (a chain that big gets one of its own each time). */
+const INDEX_ROOM_MAX_BYTES = 32 * 1024 * 1024;
 
 /** Chains dispatched and not yet committed, at most. */
 function inFlightWindow(deps: CompressEligibleDeps): number {

@@ -6,8 +6,10 @@
  */
 
 import { buildRef } from "../core/chain-entry.js";
+import type { BufferPool } from "../io/buffer-pool.js";
 import type { SpanOutput } from "../core/extract-records.js";
 import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult, type TaskFigures } from "../workers/chain-task.js";
+import type { TaskStart } from "./chain-runner.js";
 import type { ChainWork } from "./commit-group.js";
 import type { ChainSource, CompressEligibleDeps } from "./compress-eligible.js";
 import type { CompressStats } from "./compress-stats.js";
@@ -22,6 +24,8 @@ import type { Slots } from "./task-slots.js";
 export interface DispatchRun {
   deps: CompressEligibleDeps;
   stats: CompressStats;
+  /** Buffers for index bytes, offered to tasks (ChainTask.indexRoom); none inline. */
+  rooms: BufferPool | undefined;
   /**
    * Places for tasks prepared and not yet started: one per worker, so each has its next task
    * ready. The rest of the window waits unprepared: a prepared task holds its span's line list
@@ -45,13 +49,15 @@ export type DispatchedWork = ChainWork & TaskFigures;
 export type TaskOutcome = { ok: true; result: DispatchedWork | undefined } | { ok: false; error: Error };
 
 /** Start the worker for a deterministic plan that has fresh outputs; other plans need none. */
-export function dispatchChain({ deps, stats, ready, lane }: DispatchRun, plan: ChainPlan): Promise<TaskOutcome> {
+export function dispatchChain({ deps, stats, rooms, ready, lane }: DispatchRun, plan: ChainPlan): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
   let leave = () => {};
   // Called as the task starts in a worker (ChainRunner.run).
-  const onStart = (): void => {
+  const onStart = (): TaskStart => {
     leave();
     stats.noteTaskStart();
+    const indexRoom = rooms?.takeLargest()?.buffer as ArrayBuffer | undefined;
+    return indexRoom ? { indexRoom } : {};
   };
   const prepareAndRun = async (): Promise<DispatchedWork> => {
     leave = await ready.enter();
@@ -71,7 +77,7 @@ export function dispatchChain({ deps, stats, ready, lane }: DispatchRun, plan: C
 }
 
 /** The file path: the worker reads the plan's lines from the session file and sends back what the main thread keeps of its records. */
-async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSlice: FileRoad["fileSlice"], plan: DeterministicPlan, onStart: () => void): Promise<DispatchedWork> {
+async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSlice: FileRoad["fileSlice"], plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
   const slice = await lane.run(() => fileSlice(plan));
   // The worker reads the span from the file.
   dropInner(plan);
@@ -80,7 +86,7 @@ async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSl
 }
 
 /** Messages held in memory (pi's): from their lines on disk when the worker finds them there, else encoded on this thread. */
-async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, lane: PrepareLane, { linesOnDisk }: MemoryRoad, plan: DeterministicPlan, onStart: () => void): Promise<DispatchedWork> {
+async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, lane: PrepareLane, { linesOnDisk }: MemoryRoad, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
   const started = linesOnDisk && (await lane.run(() => startFromDisk(deps, linesOnDisk, plan, onStart)));
   const fromDisk = started && (await started.work);
   if (fromDisk) {
@@ -107,7 +113,7 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
  * them: the caller then sends the chain encoded (pi's messages are what it holds true). Wrapped, so
  * that the preparation lane does not wait for the worker.
  */
-function startFromDisk(deps: CompressEligibleDeps, linesOnDisk: NonNullable<MemoryRoad["linesOnDisk"]>, plan: DeterministicPlan, onStart: () => void): { work: Promise<DispatchedWork | undefined> } | undefined {
+function startFromDisk(deps: CompressEligibleDeps, linesOnDisk: NonNullable<MemoryRoad["linesOnDisk"]>, plan: DeterministicPlan, onStart: () => TaskStart): { work: Promise<DispatchedWork | undefined> } | undefined {
   const slice = linesOnDisk(plan);
   if (!slice) return undefined;
   const work = runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "whole" }), onStart).then(

@@ -12,7 +12,7 @@ export interface ChainRunner {
    * it waits for one), and what it returns goes with the task. The result's spill files are
    * written but not yet durable (`staged`): the caller settles them (main/settle-spills.ts `runAndSettleSpills`).
    */
-  run(task: ChainTask, onStart?: () => void): Promise<ChainTaskResult>;
+  run(task: ChainTask, onStart?: () => TaskStart): Promise<ChainTaskResult>;
   /** Reads and parses one shard of a session file (main/scan-session.ts). */
   scan(task: ShardTask): Promise<ShardScan>;
   /**
@@ -23,6 +23,10 @@ export interface ChainRunner {
   close(): Promise<void>;
 }
 
+/** What a chain task gets only as it starts: a buffer that should not wait in a queue. */
+export interface TaskStart {
+  indexRoom?: ArrayBuffer;
+}
 
 export interface RunnerOptions {
   /** Deadline of one task in a worker (default: `taskDeadlineMs` of its size). */

@@ -8,7 +8,7 @@
 import { performance } from "node:perf_hooks";
 import { settleSpillFiles } from "../io/write-spill.js";
 import type { ChainTask, ChainTaskResult } from "../workers/chain-task.js";
-import type { ChainRunner } from "./runner-contract.js";
+import type { ChainRunner, TaskStart } from "./runner-contract.js";
 import { Slots } from "./task-slots.js";
 
 /**
@@ -20,7 +20,7 @@ import { Slots } from "./task-slots.js";
 const settling = new Slots(4);
 
 /** Runs the task; its result comes once its spill files are durable under their final names, and a failure to make them so fails it. */
-export async function runAndSettleSpills(runner: ChainRunner, task: ChainTask, onStart?: () => void): Promise<ChainTaskResult> {
+export async function runAndSettleSpills(runner: ChainRunner, task: ChainTask, onStart?: () => TaskStart): Promise<ChainTaskResult> {
   const result = await runner.run(task, onStart);
   if (result.staged.length === 0) return result;
   const started = performance.now();

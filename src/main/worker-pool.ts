@@ -51,7 +51,7 @@ export function startPool(workers: number, options: RunnerOptions = {}): ChainRu
   return {
     workers,
     run: (task, onStart) =>
-      timed<ChainTaskResult>(chainTaskBytes(task), () => chainTaskMove(task, onStart)).catch(deadlineError(`chain ${task.chainStart}`)),
+      timed<ChainTaskResult>(chainTaskBytes(task), () => chainTaskMove(task, onStart?.().indexRoom)).catch(deadlineError(`chain ${task.chainStart}`)),
     scan: (task) => timed<ShardScanWire>(task.end - task.start, () => ({ task, transferList: [] })).then(decodeShardScan, deadlineError(`shard at byte ${task.start}`)),
     search: (task, deadlineMs) => searchOn(pool, slots, task, deadlineMs),
     close: async () => {
@@ -70,10 +70,12 @@ export function searchOn(pool: Piscina, slots: Slots, task: SearchTask, deadline
   });
 }
 
-/** A chain task as it is posted, with the buffers it moves to the worker; `onStart` hears it leave. */
-function chainTaskMove(task: ChainTask, onStart: (() => void) | undefined): { task: ChainTask; transferList: ArrayBuffer[] } {
-  onStart?.();
-  return { task, transferList: task.input.kind === "encoded" ? task.input.chunks.map((chunk) => chunk.buffer as ArrayBuffer) : [] };
+/** A chain task as it is posted, with the buffers it moves to the worker. */
+function chainTaskMove(task: ChainTask, indexRoom: ArrayBuffer | undefined): { task: ChainTask; transferList: ArrayBuffer[] } {
+  const transferList = task.input.kind === "encoded" ? task.input.chunks.map((chunk) => chunk.buffer as ArrayBuffer) : [];
+  if (!indexRoom) return { task, transferList };
+  transferList.push(indexRoom);
+  return { task: { ...task, indexRoom }, transferList };
 }
 
 /** Bytes a chain task carries or reads (messages sent as objects count by their number). */

@@ -90,6 +90,8 @@ export interface ChainTask {
   /** The chain entry's toolRefs, as they will be once this chain's refs are registered. */
   toolRefs: string[];
   spill: SpillSettings;
+  /** A buffer for the index entry's bytes, moved to the worker and back with them, offered again once they are written. */
+  indexRoom?: ArrayBuffer;
   /** Records and index entry only, no body: an open chain's older outputs (issue 13). */
   indexOnly?: true;
   fault?: TaskFault;
@@ -124,7 +126,8 @@ export interface TaskResultBase {
    * UTF-8 JSON of the index entry's data ({toolCalls, backfilled, refs}), so the main thread need
    * not serialise megabytes. When the main thread's messages are lightened, so are the records it
    * makes from them (core/light-value.ts), and these bytes are the only faithful copy of them. A
-   * buffer of the task's own, moved to the main thread.
+   * view of the task's `indexRoom` when that was large enough, else of a buffer of its own: either
+   * way the whole of its `buffer` may be offered again as a later task's room.
    */
   indexDataJson: Uint8Array;
   spilledFiles: number;

@@ -73,6 +73,7 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   const indexDataJson = indexDataBytesOf(
     records.map((record) => expandMarkers(JSON.stringify(record), literals)),
     refs,
+    task.indexRoom && Buffer.from(task.indexRoom),
   );
   const { spilledFiles, spilledBytes, archivedChars } = archived;
   const result = { body, indexDataJson, spilledFiles, spilledBytes, archivedChars };
