@@ -55,12 +55,23 @@ describe("MapAllowance", () => {
   it("spends the context's budget in chain order: adding a chain never changes an earlier map", () => {
     const chain = (n: number) => Array.from({ length: 20 }, (_, i) => read(`t${n * 100 + i}`, `src/c${n}/f${i}.ts`));
     const budget = { perChain: 800, total: 1_150 };
+    const next = (allowance: MapAllowance, calls: MapCall[]) => allowance.next(calls.length, () => calls);
     const two = new MapAllowance(budget);
-    const first = [two.next(chain(1)), two.next(chain(2))];
+    const first = [next(two, chain(1)), next(two, chain(2))];
     const three = new MapAllowance(budget);
-    const again = [three.next(chain(1)), three.next(chain(2)), three.next(chain(3))];
+    const again = [next(three, chain(1)), next(three, chain(2)), next(three, chain(3))];
     expect(again.slice(0, 2)).toEqual(first);
     expect(again[2]).toMatch(/^\(no map: 20 calls not listed/);
     expect(again.join("").length).toBeLessThanOrEqual(1_150 + 200);
+  });
+
+  it("past the budget, a chain's count line is chainMapText's, and its calls are never made", () => {
+    const calls = Array.from({ length: 7 }, (_, i) => read(`t${i}`, `src/f${i}.ts`));
+    const spent = new MapAllowance({ perChain: 2_000, total: 0 });
+    const text = spent.next(calls.length, () => {
+      throw new Error("calls asked for past the budget");
+    });
+    expect(text).toBe(chainMapText(calls, 0));
+    expect(spent.next(0, () => [])).toBe("");
   });
 });

@@ -81,8 +81,12 @@ export function chainMapText(calls: readonly MapCall[], budget: number): string 
     }
   }
   const left = calls.length - listed;
-  if (left > 0) lines.push(`(${left === calls.length ? "no map: " : ""}${left} call${left === 1 ? "" : "s"} not listed; context_tree_query {"search":"text"} finds them)`);
+  if (left > 0) lines.push(notListedLine(left, calls.length));
   return lines.join("\n");
+}
+
+function notListedLine(left: number, total: number): string {
+  return `(${left === total ? "no map: " : ""}${left} call${left === 1 ? "" : "s"} not listed; context_tree_query {"search":"text"} finds them)`;
 }
 
 /** Spends a context's map budget chain by chain, in the order the chains are rendered. */
@@ -92,9 +96,14 @@ export class MapAllowance {
     this.left = budget.total;
   }
 
-  /** The map of the next chain, charged to what is left. */
-  next(calls: readonly MapCall[]): string {
-    const text = chainMapText(calls, Math.min(this.budget.perChain, Math.max(0, this.left)));
+  /**
+   * The map of the next chain, of `count` calls, charged to what is left. `calls` is asked for only
+   * when the budget left can hold a map: past it, a chain's map is its count line, the same bytes
+   * chainMapText gives, without grouping every call of every older chain on each render.
+   */
+  next(count: number, calls: () => readonly MapCall[]): string {
+    const budget = Math.min(this.budget.perChain, Math.max(0, this.left));
+    const text = count === 0 ? "" : budget < MIN_MAP_CHARS ? notListedLine(count, count) : chainMapText(calls(), budget);
     this.left -= text.length;
     return text;
   }

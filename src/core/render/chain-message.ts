@@ -67,11 +67,22 @@ export function buildSyntheticChainMessage(entry: ChainCompressionEntry, body: s
 export function mapCallsOf(entry: ChainCompressionEntry, state: PruneState): MapCall[] {
   const calls: MapCall[] = [];
   for (const ref of entry.toolRefs ?? []) {
-    const key = state.keyByRef.get(ref);
-    const record = key === undefined ? undefined : state.recordForKey(key);
+    const record = recordOfRef(ref, state);
     if (record) calls.push({ ref, toolName: record.toolName, args: record.args, failed: record.isError === true });
   }
   return calls;
+}
+
+/** How many calls mapCallsOf gives, without making them. */
+export function mapCallCount(entry: ChainCompressionEntry, state: PruneState): number {
+  let count = 0;
+  for (const ref of entry.toolRefs ?? []) if (recordOfRef(ref, state)) count++;
+  return count;
+}
+
+function recordOfRef(ref: string, state: PruneState) {
+  const key = state.keyByRef.get(ref);
+  return key === undefined ? undefined : state.recordForKey(key);
 }
 
 /** Block ids of synthetic messages already in the input, so a re-render does not insert twice. */

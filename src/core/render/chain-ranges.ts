@@ -16,7 +16,7 @@ import type { AgentMessage, ContentPart, ToolResultMessage, UserMessage } from "
 import { SpanIndex } from "../span-index.js";
 import { MapAllowance, type MapBudget } from "../archive-map.js";
 import { runSteps, stepDue, type Steps } from "../steps.js";
-import { blockBodyLookup, buildSyntheticChainMessage, chainBody, mapCallsOf, presentSyntheticIds, type ProtectedOutput } from "./chain-message.js";
+import { blockBodyLookup, buildSyntheticChainMessage, chainBody, mapCallCount, mapCallsOf, presentSyntheticIds, type ProtectedOutput } from "./chain-message.js";
 
 export interface ChainRenderOptions {
   /** The closing assistant keeps only its non-thinking blocks (default true, as upstream). */
@@ -276,7 +276,7 @@ export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneSta
     const mismatch = span.actualIds && mismatchReport(range.entry, span.actualIds);
     if (mismatch) diagnostics.push(mismatch);
     const body = chainBody(range.entry, state, bodyOfBlock);
-    const map = maps === undefined ? "" : maps.next(mapCallsOf(range.entry, state));
+    const map = maps === undefined ? "" : maps.next(mapCallCount(range.entry, state), () => mapCallsOf(range.entry, state));
     plan.insertAfter.set(range.startIndex, buildSyntheticChainMessage(range.entry, body, span.protectedOutputs, map));
   }
   return { messages: yield* emit(messages, plan, options), diagnostics };
