@@ -1,9 +1,10 @@
 // The read-only commands of the built CLI (render, stats) and `npm start`'s entry point, on
 // copies of real sessions before and after compaction.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyReal, ensureBuilt, pruneEntries, REAL_SESSIONS, removeTempDirs, ROOT, runCli, runNode, sha256, tempDir } from "./helpers/cli-harness.js";
+import { CLI, copyReal, ensureBuilt, pruneEntries, REAL_SESSIONS, removeTempDirs, ROOT, runCli, runNode, sha256, tempDir } from "./helpers/cli-harness.js";
 
 interface Stats {
   fileVersion: number;
@@ -87,6 +88,14 @@ describe("render", () => {
     expect(messages.length).toBe(s.context.after.messages);
     expect(lines.reduce((sum, l) => sum + l.length, 0)).toBe(s.context.after.chars);
     expect(run.out).toContain("<compressed-chain");
+  });
+
+  it("ends quietly with status 0 when its reader goes away (`| head`)", () => {
+    // bash reports the status of each side of the pipe; `head` leaves after 100 bytes of megabytes.
+    const script = `"${process.execPath}" "${CLI}" render "${plain}" | head -c 100 > /dev/null; echo "status \${PIPESTATUS[0]}"`;
+    const run = spawnSync("bash", ["-c", script], { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
+    expect(run.stdout.trim()).toBe("status 0");
+    expect(run.stderr).toBe("");
   });
 
   it("prints a readable transcript with --text", () => {

@@ -16,19 +16,16 @@ export function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
 
-/** Set once the reader of stdout went away; later writes are dropped. Process-wide, as stdout is. */
-let stdoutClosed = false;
-
+/** A reader that went away (EPIPE) destroys the stream: that is no error, and writeOut then drops what follows. */
 export function watchBrokenPipe(stream: Writable): void {
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") stdoutClosed = true;
-    else throw error;
+    if (error.code !== "EPIPE") throw error;
   });
 }
 
 /** Write and wait until the stream can take more (or the pipe is gone). */
 export function writeOut(stream: Writable, chunk: string | Uint8Array): Promise<void> {
-  if (stdoutClosed) return Promise.resolve();
+  if (stream.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     if (stream.write(chunk)) resolve();
     else {

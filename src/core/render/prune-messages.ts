@@ -55,13 +55,8 @@ export interface PruneResult {
   diagnostics: DiagnosticReport[];
 }
 
-/** The default rule, compiled on first use: a memo (the same verdicts whoever asks), not state. */
-let defaultPredicate: ProtectionPredicate | undefined;
-
-function defaultProtection(): ProtectionPredicate {
-  defaultPredicate ??= makeProtectionPredicate({ protectedTools: DEFAULT_PROTECTED_TOOLS, protectedPaths: DEFAULT_PROTECTED_PATHS });
-  return defaultPredicate;
-}
+/** The default rule, compiled once (its memo of path verdicts gives the same answers whoever asks). */
+const DEFAULT_PROTECTION: ProtectionPredicate = makeProtectionPredicate({ protectedTools: DEFAULT_PROTECTED_TOOLS, protectedPaths: DEFAULT_PROTECTED_PATHS });
 
 /**
  * Grace keys counted without our own synthetic messages: they are user-role, so counting them
@@ -95,7 +90,7 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
   const spans = chainsOn && state.chains.size > 0 ? yield* SpanIndex.steps(messages, state.chains.values()) : undefined;
   const dropped = spans ? droppedPositions(spans, state) : undefined;
   const stubbed = yield* stubArchivedResultsSteps(messages, state, {
-    isProtected: options.isProtected ?? defaultProtection(),
+    isProtected: options.isProtected ?? DEFAULT_PROTECTION,
     graceKeys,
     ...(dropped ? { dropped } : {}),
     ...(options.spillPathOf ? { spillPathOf: options.spillPathOf } : {}),
