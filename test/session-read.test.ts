@@ -295,7 +295,7 @@ describe("bad input", () => {
     expect(loaded.warnings.map((w) => [w.code, w.line])).toEqual([["malformed-line", 3]]);
   });
 
-  it("an entry without an id in skip mode: left out, and the entries after it keep their own lines and places", async () => {
+  it("an entry without an id in skip mode: left out, and the entries after it keep their own lines and locations", async () => {
     const file = writeTemp("s.jsonl", `${header()}\n${userLine("a1", null, "x")}\n{"type":"message","id":5,"parentId":"a1"}\n${userLine("b2", "a1", "y")}\n${userLine("c3", "b2", "z")}\n`);
     const loaded = await readSession(file, { malformedLines: "skip" });
     expect(loaded.entries.map((e) => e.id)).toEqual(["a1", "b2", "c3"]);
