@@ -28,9 +28,10 @@ import { writeAgentDir, piEnv } from "../bench/lib/pi-agent-dir.js";
 import { defaultWorkersFor } from "../src/core/settings.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
 import { contentText, lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
+import { openPiWorkspace, type PiWorkspace } from "./helpers/pi-workspace.js";
 import { piContext } from "./helpers/pi-loader.js";
 import { piBuild, PI_VERSIONS, type PiBuild } from "../bench/lib/pi-builds.js";
-import { piCommand, startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
+import { piCommand, type PiRpc } from "../bench/lib/pi-rpc.js";
 
 type Step = { text?: string; toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }> };
 type OpenAiMessage = { role: string; content: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string; function: { name: string } }> };
@@ -118,30 +119,25 @@ const compressedBlocks = (messages: OpenAiMessage[]) =>
 
 describe.each(PI_VERSIONS)("chainpress on a real pi %s (rpc mode, offline)", (version) => {
   let build: PiBuild;
-  let work: string;
-  let mock: Awaited<ReturnType<typeof startMockLlm>>;
+  let space: PiWorkspace;
   let pi: PiRpc | undefined;
   let sessionFile: string;
   const notices: string[] = [];
-  const requests = () => mock.requests as LoggedRequest[];
+  const requests = () => space.mock.requests as LoggedRequest[];
 
   beforeAll(async () => {
     build = piBuild(version);
     ensureBuilt();
-    work = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-e2e-"));
-    mock = await startMockLlm({ script, logFile: path.join(work, "requests.jsonl") });
-    writeAgentDir(path.join(work, "agent"), mock.baseUrl, { spillThreshold: 32768, chainCompression: { rollingWindow: 3 } });
-    writeScratch(path.join(work, "proj"));
+    space = await openPiWorkspace({ build, prefix: "chainpress-e2e-", script, chainpress: { spillThreshold: 32768, chainCompression: { rollingWindow: 3 } } });
+    writeScratch(space.proj);
   });
 
   afterAll(async () => {
     await pi?.close(5_000);
-    await mock?.close();
-    if (work && !process.env.KEEP_E2E) fs.rmSync(work, { recursive: true, force: true });
+    await space?.close();
   });
 
-  const start = (extra: string[] = []) =>
-    startPiRpc({ build, cwd: path.join(work, "proj"), env: piEnv(path.join(work, "agent"), work), args: ["-e", EXTENSION_ENTRY, ...extra] });
+  const start = (extra: string[] = []) => space.start(extra);
 
   /** A prompt, then `/pruner status`: it queues behind the live flush, so the flush has finished. */
   async function chain(prompt: string): Promise<string> {
@@ -263,11 +259,8 @@ describe.each(PI_VERSIONS)("chainpress as a package of pi %s", (version) => {
   it("loads from the package folder through package.json's pi.extensions", async () => {
     const build = piBuild(version);
     ensureBuilt();
-    const work = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-e2e-pkg-"));
-    const mock = await startMockLlm({ script: () => ({ text: "ok" }) });
-    writeAgentDir(path.join(work, "agent"), mock.baseUrl);
-    fs.mkdirSync(path.join(work, "proj"));
-    const pi = startPiRpc({ build, cwd: path.join(work, "proj"), env: piEnv(path.join(work, "agent"), work), args: ["-e", path.resolve(".")] });
+    const space = await openPiWorkspace({ build, prefix: "chainpress-e2e-pkg-", script: () => ({ text: "ok" }) });
+    const pi = space.start();
     try {
       const commands = (await pi.send({ type: "get_commands" })).data as { commands: Array<{ name: string; source: string }> };
       expect(commands.commands).toContainEqual(expect.objectContaining({ name: "pruner", source: "extension" }));
@@ -276,8 +269,7 @@ describe.each(PI_VERSIONS)("chainpress as a package of pi %s", (version) => {
       expect(await pi.command("/pruner status", /^pruner: on/)).toMatch(new RegExp(`^pruner: on \\(window 3, grace 3, workers ${workers}\\)`));
     } finally {
       await pi.close();
-      await mock.close();
-      fs.rmSync(work, { recursive: true, force: true });
+      await space.close();
     }
   }, 60_000);
 });

@@ -28,16 +28,14 @@
  */
 
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { piBuild, type PiBuild } from "../bench/lib/pi-builds.js";
-import { startPiRpc, type PiRpc, type RpcEvent } from "../bench/lib/pi-rpc.js";
+import type { PiRpc, RpcEvent } from "../bench/lib/pi-rpc.js";
 import { ensureBuilt, jsonLines, pruneEntries, runCli } from "./helpers/cli-harness.js";
-import { EXTENSION_ENTRY } from "./helpers/pi-build.js";
 import { piContexts, type PiContextMessage } from "./helpers/pi-loader.js";
-import { contentText, lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
+import { contentText, lastUserTurn } from "./helpers/pi-mock-llm.mjs";
+import { openPiWorkspace, type PiWorkspace } from "./helpers/pi-workspace.js";
 import { reduceRendered, renderLines } from "./helpers/render-shape.js";
 
 type Step = { text?: string; toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>; error?: { status: number; body: unknown } };
@@ -108,38 +106,32 @@ const emptyAssistants = (messages: OpenAiMessage[]) => messages.filter((m) => m.
 
 describe("a session whose omission pi 1.6's own overflow recovery wrote", () => {
   let build: PiBuild;
-  let work: string;
-  let mock: Awaited<ReturnType<typeof startMockLlm>>;
+  let space: PiWorkspace;
   let pi: PiRpc | undefined;
   let sessionFile: string;
   let chain2Events: RpcEvent[];
   /** The failed attempt's entry, and pi 1.6's context before chainpress wrote anything. */
   let failed: Entry;
   let piBefore: PiContextMessage[];
-  const requests = () => mock.requests as LoggedRequest[];
+  const requests = () => space.mock.requests as LoggedRequest[];
   const entries = (): Entry[] => jsonLines(sessionFile) as Entry[];
 
   beforeAll(async () => {
     build = piBuild("1.6.0");
     ensureBuilt();
-    work = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-e2e-overflow-"));
-    mock = await startMockLlm({ script, logFile: path.join(work, "requests.jsonl") });
-    const agent = path.join(work, "agent");
-    writeAgentDir(agent, mock.baseUrl, { chainCompression: { rollingWindow: 50 } });
-    const settingsFile = path.join(agent, "settings.json");
+    space = await openPiWorkspace({ build, prefix: "chainpress-e2e-overflow-", script, chainpress: { chainCompression: { rollingWindow: 50 } } });
+    const settingsFile = path.join(space.agent, "settings.json");
     const settings = JSON.parse(fs.readFileSync(settingsFile, "utf8")) as Record<string, unknown>;
     fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, compaction: { enabled: true, keepRecentTokens: 6000 } }, null, 2));
-    writeScratch(path.join(work, "proj"));
+    writeScratch(space.proj);
   });
 
   afterAll(async () => {
     await pi?.close(5_000);
-    await mock?.close();
-    if (work && !process.env.KEEP_E2E) fs.rmSync(work, { recursive: true, force: true });
+    await space?.close();
   });
 
-  const start = (extra: string[] = []) =>
-    startPiRpc({ build, cwd: path.join(work, "proj"), env: piEnv(path.join(work, "agent"), work), args: ["-e", EXTENSION_ENTRY, ...extra] });
+  const start = (extra: string[] = []) => space.start(extra);
 
   /** A prompt, until pi settles: an overflow ends one agent run and pi's retry starts another. */
   async function prompt(message: string): Promise<RpcEvent[]> {
