@@ -9,9 +9,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkPattern, compareHits, searchOutput, type SearchDoc, type SearchPattern } from "../src/core/archive-search.js";
+import { checkPattern, compareHits, PatternMatcher, searchOutput, type SearchDoc, type SearchPattern } from "../src/core/archive-search.js";
 import { createChainRunner } from "../src/main/chain-runner.js";
-import { SearchDeadlineError } from "../src/main/runner-contract.js";
+import { searchDeadline, SearchDeadlineError } from "../src/main/runner-contract.js";
+import type { SearchTask } from "../src/workers/search-task.js";
 import { searchArchive } from "../src/main/search-archive.js";
 import { loadSessionModel } from "../src/main/session-model.js";
 import { ensureBuilt, removeTempDirs, runCli, tempDir } from "./helpers/cli-harness.js";
@@ -23,6 +24,7 @@ afterAll(() => removeTempDirs());
 
 const doc = (ref: string, order: number, argsJson = "{}"): SearchDoc => ({ ref, toolCallId: ref, toolName: "bash", target: "", blockId: "b1", argsJson, order });
 const literal = (text: string) => checkPattern(text, false) as SearchPattern;
+const matcher = (text: string) => new PatternMatcher(literal(text));
 
 describe("patterns and ranking", () => {
   it("refuses an empty text and an invalid expression with a clear message", () => {
@@ -31,21 +33,21 @@ describe("patterns and ranking", () => {
   });
 
   it("a literal is case-insensitive by default; a regular expression on request", () => {
-    const hit = searchOutput(doc("t1", 1), "alpha\nError: Disk full\nomega", literal("error: disk"))!;
+    const hit = searchOutput(doc("t1", 1), "alpha\nError: Disk full\nomega", matcher("error: disk"))!;
     expect(hit.lines).toEqual([{ line: 2, text: "Error: Disk full" }]);
-    expect(searchOutput(doc("t1", 1), "Error here", checkPattern("error", false, true) as SearchPattern)).toBeUndefined();
-    expect(searchOutput(doc("t1", 1), "code 404 then 500", checkPattern("\\b[45]\\d\\d\\b", true) as SearchPattern)!.matches).toBe(2);
+    expect(searchOutput(doc("t1", 1), "Error here", new PatternMatcher(checkPattern("error", false, true) as SearchPattern))).toBeUndefined();
+    expect(searchOutput(doc("t1", 1), "code 404 then 500", new PatternMatcher(checkPattern("\\b[45]\\d\\d\\b", true) as SearchPattern))!.matches).toBe(2);
   });
 
   it("an output holding the text as a whole line ranks above one that only contains it", () => {
-    const pattern = literal("import fs from 'node:fs';");
+    const pattern = matcher("import fs from 'node:fs';");
     const inside = searchOutput(doc("t1", 9), "// import fs from 'node:fs'; was here\n".repeat(5), pattern)!;
     const whole = searchOutput(doc("t2", 1), "x\nimport fs from 'node:fs';\ny", pattern)!;
     expect([inside, whole].sort(compareHits).map((h) => h.ref)).toEqual(["t2", "t1"]);
   });
 
   it("a call whose args name the text is found even when its output does not hold it", () => {
-    const hit = searchOutput(doc("t3", 1, JSON.stringify({ path: "src/core/write-queue.ts" })), "export class Queue {}", literal("write-queue.ts"))!;
+    const hit = searchOutput(doc("t3", 1, JSON.stringify({ path: "src/core/write-queue.ts" })), "export class Queue {}", matcher("write-queue.ts"))!;
     expect(hit).toMatchObject({ inArgs: true, matches: 0 });
   });
 });
@@ -105,6 +107,40 @@ describe("searching a compacted session", () => {
     const empty = runCli(["query", file, "--search", ""]);
     expect([empty.status, empty.stderr]).toEqual([2, "chainpress: search text is empty: give the words or the expression to find\n"]);
     expect(runCli(["query", file, "--search", "(", "--regex"]).stderr).toMatch(/invalid regular expression/);
+  });
+
+  it("an inline runner searches on a thread of its own, reused by later searches and closed with it", async () => {
+    const model = await loadSessionModel(file);
+    const inline = createChainRunner(0);
+    const pool = createChainRunner(1);
+    try {
+      const scope = { state: model.state, editedOutputs: new Map() };
+      const request = { pattern: literal("UNIQUE-LINE"), limit: 10 };
+      const onPool = await searchArchive({ ...scope, runner: pool }, request);
+      expect(onPool.hits.length).toBeGreaterThan(1);
+      for (let i = 0; i < 2; i++) expect(await searchArchive({ ...scope, runner: inline }, request)).toEqual(onPool);
+    } finally {
+      await Promise.all([inline.close(), pool.close()]);
+    }
+  });
+
+  it("one deadline covers every task of a search: those still waiting for a thread never start", async () => {
+    const runner = createChainRunner(1);
+    const runaway: SearchTask = {
+      kind: "search-archive",
+      pattern: checkPattern("(z+)+!", true) as SearchPattern,
+      docs: [{ ref: "t1", toolCallId: "t1", toolName: "bash", target: "", blockId: null, args: {}, order: 0, source: { kind: "inline", text: `${"z".repeat(40)}?` } }],
+    };
+    try {
+      const started = performance.now();
+      const deadline = searchDeadline(1_000);
+      const outcomes = await Promise.allSettled([0, 1, 2].map(() => runner.search(runaway, deadline)));
+      for (const outcome of outcomes) expect(outcome.status === "rejected" && outcome.reason instanceof SearchDeadlineError).toBe(true);
+      // One deadline per task would have taken three seconds on the one thread.
+      expect(performance.now() - started).toBeLessThan(2_500);
+    } finally {
+      await runner.close();
+    }
   });
 
   it("a runaway regular expression costs one clear error at the deadline, on a worker thread", async () => {

@@ -10,7 +10,7 @@
  */
 
 import path from "node:path";
-import { compareHits, searchOutput, type SearchDoc, type SearchHit, type SearchPattern } from "../../src/core/archive-search.js";
+import { compareHits, PatternMatcher, searchOutput, type SearchDoc, type SearchHit, type SearchPattern } from "../../src/core/archive-search.js";
 import { callPath, callTarget } from "../../src/core/call-target.js";
 import { MAP_HEADER } from "../../src/core/archive-map.js";
 import type { ToolCallRecord } from "../../src/core/prune-types.js";
@@ -67,8 +67,9 @@ function docOf(output: ArchivedOutput, order: number): SearchDoc {
 
 function rank(outputs: readonly ArchivedOutput[], pattern: SearchPattern): SearchHit[] {
   const hits: SearchHit[] = [];
+  const matcher = new PatternMatcher(pattern);
   outputs.forEach((output, order) => {
-    const hit = searchOutput(docOf(output, order), output.text, pattern);
+    const hit = searchOutput(docOf(output, order), output.text, matcher);
     if (hit) hits.push(hit);
   });
   return hits.sort(compareHits);

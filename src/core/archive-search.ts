@@ -61,33 +61,40 @@ export function checkPattern(text: unknown, regex: boolean, caseSensitive = fals
   return { kind: "regex", source: text, caseSensitive };
 }
 
-/** Finds a pattern's matches in a text: start index and length of each, in order. */
-type Finder = (text: string) => Iterable<[number, number]>;
-
 /**
- * A literal becomes an expression of its escaped text: V8 scans for it without a lowered copy of
- * the output (which cost as much again as the scan).
+ * A pattern compiled once for a whole search. A literal becomes an expression of its escaped text:
+ * V8 scans for it without a lowered copy of the output (which cost as much again as the scan).
  */
-function expressionOf(pattern: SearchPattern): RegExp {
-  const source = pattern.kind === "regex" ? pattern.source : pattern.text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  return new RegExp(source, pattern.caseSensitive ? "gm" : "gmi");
-}
+export class PatternMatcher {
+  private readonly re: RegExp;
 
-function finderOf(pattern: SearchPattern): Finder {
-  return function* (text) {
-    const re = expressionOf(pattern);
+  constructor(readonly pattern: SearchPattern) {
+    const source = pattern.kind === "regex" ? pattern.source : pattern.text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    this.re = new RegExp(source, pattern.caseSensitive ? "gm" : "gmi");
+  }
+
+  /** True when the text holds a match (an empty one included). */
+  test(text: string): boolean {
+    this.re.lastIndex = 0;
+    return this.re.test(text);
+  }
+
+  /** Start index and length of each match, in order; one walk at a time. */
+  *matches(text: string): Generator<[number, number]> {
+    const re = this.re;
+    re.lastIndex = 0;
     for (let match = re.exec(text); match !== null; match = re.exec(text)) {
       yield [match.index, match[0].length];
       // An empty match would match again at the same place.
       if (match[0].length === 0) re.lastIndex++;
     }
-  };
+  }
 }
 
 /** What `output` (with its call `doc`) gives for the pattern; undefined when nothing matches. */
-export function searchOutput(doc: SearchDoc, output: string, pattern: SearchPattern): SearchHit | undefined {
-  const find = finderOf(pattern);
-  const inArgs = first(find(doc.argsJson)) !== undefined || first(find(doc.target)) !== undefined;
+export function searchOutput(doc: SearchDoc, output: string, matcher: PatternMatcher): SearchHit | undefined {
+  const { pattern } = matcher;
+  const inArgs = matcher.test(doc.argsJson) || matcher.test(doc.target);
   const lines: Array<{ line: number; text: string }> = [];
   let matches = 0;
   let lineNumber = 1;
@@ -95,7 +102,7 @@ export function searchOutput(doc: SearchDoc, output: string, pattern: SearchPatt
   let lastLine = -1;
   let wholeLine = false;
   let exactCase = false;
-  for (const [at, length] of find(output)) {
+  for (const [at, length] of matcher.matches(output)) {
     matches++;
     if (lines.length < LINES_PER_HIT) {
       lineNumber += countNewlines(output, counted, at);
@@ -132,11 +139,6 @@ function scoreOf(hit: Omit<SearchHit, "score">, pattern: SearchPattern): number 
 
 export function compareHits(a: SearchHit, b: SearchHit): number {
   return b.score - a.score || b.order - a.order;
-}
-
-function first<T>(items: Iterable<T>): T | undefined {
-  for (const item of items) return item;
-  return undefined;
 }
 
 function countNewlines(text: string, from: number, to: number): number {

@@ -6,7 +6,6 @@
 import { startPool } from "./worker-pool.js";
 import type { ChainRunner, RunnerOptions } from "./runner-contract.js";
 import { Slots } from "./task-slots.js";
-import type { SearchTask, SearchTaskResult } from "../workers/search-task.js";
 import { ThreadScratch } from "../workers/thread-scratch.js";
 
 export { taskDeadlineMs, type ChainRunner, type RunnerOptions, type TaskStart } from "./runner-contract.js";
@@ -29,6 +28,8 @@ function inlineRunner(): ChainRunner {
   const slots = new Slots(1);
   // The calling thread's scratch for this runner's tasks, as a pool thread has its own.
   let scratch: ThreadScratch | undefined;
+  // Searches still run off the calling thread: on a one-thread pool, started on the first.
+  let searchPool: ChainRunner | undefined;
   return {
     workers: 0,
     // An "exit" or "hang" fault would end or stop the whole process inline: inline it is a throw.
@@ -42,17 +43,10 @@ function inlineRunner(): ChainRunner {
         const [, { scanShard }] = await workerModules();
         return scanShard(task, (scratch ??= new ThreadScratch()).ranges);
       }),
-    search: searchOnOwnThread,
-    close: async () => undefined,
+    search: (task, deadline) => (searchPool ??= startPool(1)).search(task, deadline),
+    close: async () => {
+      await searchPool?.close();
+      searchPool = undefined;
+    },
   };
-}
-
-/** An inline runner's search still runs off the calling thread: on a one-thread pool of its own, for this search only. */
-async function searchOnOwnThread(task: SearchTask, deadlineMs: number): Promise<SearchTaskResult> {
-  const pool = startPool(1);
-  try {
-    return await pool.search(task, deadlineMs);
-  } finally {
-    await pool.close();
-  }
 }

@@ -16,10 +16,11 @@ export interface ChainRunner {
   /** Reads and parses one shard of a session file (main/scan-session.ts). */
   scan(task: ShardTask): Promise<ShardScan>;
   /**
-   * Searches archived outputs on a worker thread, always: an inline runner starts a thread for it.
-   * Past `deadlineMs` the thread is stopped and the promise rejects with SearchDeadlineError.
+   * Searches archived outputs on a worker thread, always: an inline runner starts one for it, on
+   * first use. When `deadline` passes, the thread is stopped and the promise rejects with
+   * SearchDeadlineError; a task still waiting for a thread then never starts.
    */
-  search(task: SearchTask, deadlineMs: number): Promise<SearchTaskResult>;
+  search(task: SearchTask, deadline: SearchDeadline): Promise<SearchTaskResult>;
   close(): Promise<void>;
 }
 
@@ -43,6 +44,16 @@ export interface RunnerOptions {
  */
 export function taskDeadlineMs(bytes: number): number {
   return 120_000 + Math.ceil(bytes / 100_000) * 1_000;
+}
+
+/** One deadline for all the tasks of a search: started once, shared by every batch. */
+export interface SearchDeadline {
+  signal: AbortSignal;
+  ms: number;
+}
+
+export function searchDeadline(ms: number): SearchDeadline {
+  return { signal: AbortSignal.timeout(ms), ms };
 }
 
 /** A search's worker ran past its deadline and was stopped (a regular expression that backtracks, say). */

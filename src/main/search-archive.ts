@@ -11,8 +11,8 @@ import { editedOutputOf, type EditedOutput } from "../core/context-edits.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { SearchSource, SearchTaskDoc, SearchTaskResult } from "../workers/search-task.js";
-import { pauseIfDue } from "./cooperative.js";
-import type { ChainRunner } from "./runner-contract.js";
+import { pauseIfDue, sliceUsedUp } from "./cooperative.js";
+import { searchDeadline, type ChainRunner } from "./runner-contract.js";
 
 export interface SearchRequest {
   pattern: SearchPattern;
@@ -55,7 +55,7 @@ const BATCH_SPILLED = 32;
 
 export async function searchArchive(scope: SearchScope, request: SearchRequest): Promise<SearchOutcome> {
   const docs = await documentsOf(scope, request);
-  const deadline = scope.deadlineMs ?? SEARCH_DEADLINE_MS;
+  const deadline = searchDeadline(scope.deadlineMs ?? SEARCH_DEADLINE_MS);
   const tasks = batches(docs).map((batch) => scope.runner.search({ kind: "search-archive", pattern: request.pattern, docs: batch }, deadline));
   const results = await Promise.all(tasks);
   const hits = results.flatMap((result) => result.hits).sort(compareHits);
@@ -72,10 +72,10 @@ async function documentsOf(scope: SearchScope, request: SearchRequest): Promise<
   const docs: TaskDoc[] = [];
   let order = 0;
   for (const [key, record] of state.records) {
-    if (docs.length % 512 === 0) await pauseIfDue();
+    if (sliceUsedUp()) await pauseIfDue();
+    if (tools !== undefined && !tools.has(record.toolName)) continue;
     const ref = state.displayRef(key);
     const blockId = blockOf.get(ref) ?? null;
-    if (tools !== undefined && !tools.has(record.toolName)) continue;
     if (request.blockId !== undefined && blockId !== request.blockId) continue;
     const edited = editedOutputOf(record, scope.editedOutputs);
     // What the projection omits is not there to be found.

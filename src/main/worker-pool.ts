@@ -14,7 +14,7 @@ import type { ShardTask } from "../workers/scan-task.js";
 import { sliceBytes } from "../workers/file-slice-columns.js";
 import { decodeShardScan, type ShardScanWire } from "../workers/shard-codec.js";
 import { PoolBoot } from "./pool-boot.js";
-import { SearchDeadlineError, taskDeadlineMs, type ChainRunner, type RunnerOptions } from "./runner-contract.js";
+import { SearchDeadlineError, taskDeadlineMs, type ChainRunner, type RunnerOptions, type SearchDeadline } from "./runner-contract.js";
 import type { SearchTask, SearchTaskResult } from "../workers/search-task.js";
 import { Slots } from "./task-slots.js";
 
@@ -53,7 +53,7 @@ export function startPool(workers: number, options: RunnerOptions = {}): ChainRu
     run: (task, onStart) =>
       timed<ChainTaskResult>(chainTaskBytes(task), () => chainTaskMove(task, onStart?.().indexRoom)).catch(deadlineError(`chain ${task.chainStart}`)),
     scan: (task) => timed<ShardScanWire>(task.end - task.start, () => ({ task, transferList: [] })).then(decodeShardScan, deadlineError(`shard at byte ${task.start}`)),
-    search: (task, deadlineMs) => searchOn(pool, slots, task, deadlineMs),
+    search: (task, deadline) => searchOn(pool, slots, task, deadline),
     close: async () => {
       await boot.settled();
       await pool.destroy();
@@ -62,10 +62,10 @@ export function startPool(workers: number, options: RunnerOptions = {}): ChainRu
 }
 
 /** One search task on the pool, stopped (its thread terminated) at its deadline. */
-export function searchOn(pool: Piscina, slots: Slots, task: SearchTask, deadlineMs: number): Promise<SearchTaskResult> {
-  const run = slots.use(() => pool.run(task, { signal: AbortSignal.timeout(deadlineMs) }) as Promise<SearchTaskResult>);
+export function searchOn(pool: Piscina, slots: Slots, task: SearchTask, deadline: SearchDeadline): Promise<SearchTaskResult> {
+  const run = slots.use(() => pool.run(task, { signal: deadline.signal }) as Promise<SearchTaskResult>);
   return run.catch((error: unknown) => {
-    if ((error as Error | null)?.name === "AbortError") throw new SearchDeadlineError(deadlineMs);
+    if ((error as Error | null)?.name === "AbortError") throw new SearchDeadlineError(deadline.ms);
     throw error;
   });
 }

@@ -5,7 +5,7 @@
  * (main/search-archive.ts), so no archived byte is scanned on its thread.
  */
 
-import { searchOutput, type SearchDoc, type SearchHit, type SearchPattern } from "../core/archive-search.js";
+import { PatternMatcher, searchOutput, type SearchDoc, type SearchHit, type SearchPattern } from "../core/archive-search.js";
 import { loadHasher } from "../core/digest.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import { readSpilledBody } from "../io/read-spill.js";
@@ -38,6 +38,7 @@ export async function runSearchTask(task: SearchTask): Promise<SearchTaskResult>
   const hasher = await loadHasher();
   const hits: SearchHit[] = [];
   const unreadable: SearchTaskResult["unreadable"] = [];
+  const matcher = new PatternMatcher(task.pattern);
   for (const { source, args, ...fields } of task.docs) {
     const doc: SearchDoc = { ...fields, argsJson: JSON.stringify(args ?? null) };
     let text: string;
@@ -50,7 +51,7 @@ export async function runSearchTask(task: SearchTask): Promise<SearchTaskResult>
       }
       text = read.text;
     }
-    const hit = searchOutput(doc, text, task.pattern);
+    const hit = searchOutput(doc, text, matcher);
     if (hit) hits.push(hit);
   }
   return { hits, unreadable };
