@@ -9,7 +9,7 @@
 import type { AgentToolResult, ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { QUERY_TOOL_NAME } from "../core/custom-types.js";
-import { editedRecordText, type EditedOutput } from "../core/context-edits.js";
+import type { EditedOutput } from "../core/context-edits.js";
 import { loadHasher } from "../core/digest.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
@@ -17,8 +17,7 @@ import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, queryDetails, un
 import { formatOffset, pageOf, pageText, type PagePlace } from "../core/output-pages.js";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, parseQueryRequest, type QueryRequest } from "../core/query-request.js";
 import { searchJson, searchText } from "../core/search-report.js";
-import { resolveRecordBody } from "../io/read-spill.js";
-import { readArchivedOutput } from "../main/archived-output.js";
+import { readArchivedOutput, readRecordText } from "../main/archived-output.js";
 import { searchArchive } from "../main/search-archive.js";
 import type { Chainpress } from "./runtime.js";
 import { blobDirOf } from "./state-holder.js";
@@ -105,12 +104,7 @@ async function bodiesOf(matches: readonly QueryMatch[], blobDir: string | undefi
   const hasher = await loadHasher();
   const bodies: Array<{ text: string; problem?: string }> = [];
   for (const match of matches) {
-    const editedText = editedRecordText(match.record, edited);
-    if (editedText !== undefined) {
-      bodies.push({ text: editedText });
-      continue;
-    }
-    const body = await resolveRecordBody(match.record, hasher, blobDir);
+    const body = await readRecordText(match.record, edited, hasher, blobDir);
     bodies.push(body.ok ? { text: body.text } : { text: `${unavailableSpillBody(match.record)}\n[${body.detail}]`, problem: body.detail });
   }
   return bodies;

@@ -4,12 +4,12 @@
  * whose output is missing/corrupt makes the command exit 1, saying why.
  */
 
-import { editedRecordText } from "../../core/context-edits.js";
 import { loadHasher } from "../../core/digest.js";
 import { occurrenceKey } from "../../core/occurrence-key.js";
 import type { ToolCallRecord } from "../../core/prune-types.js";
 import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, unavailableSpillBody, userTurnsByResult, type QueryMatch } from "../../core/query.js";
-import { resolveRecordBody, type SpillReadResult } from "../../io/read-spill.js";
+import type { SpillReadResult } from "../../io/read-spill.js";
+import { readRecordText } from "../../main/archived-output.js";
 import { writeErr, writeOut, type CliIo } from "../output.js";
 import { loadForReading } from "../read-model.js";
 
@@ -27,10 +27,7 @@ export async function runQuery(io: CliIo, file: string, refs: string[], raw: boo
   const hasher = await loadHasher();
   const problems: string[] = [];
   const lookups: Lookup[] = [];
-  const read: ReadBody = (record) => {
-    const edited = editedRecordText(record, model.editedOutputs);
-    return edited === undefined ? resolveRecordBody(record, hasher, model.blobDir) : Promise.resolve({ ok: true, text: edited });
-  };
+  const read: ReadBody = (record) => readRecordText(record, model.editedOutputs, hasher, model.blobDir);
   for (const ref of refs) lookups.push(await lookUp(model.state, ref, read, (what) => problems.push(`${file}: ${what}`)));
   for (const problem of problems) writeErr(io, `chainpress: ${problem}`);
   if (raw) {
