@@ -19,6 +19,7 @@
  */
 
 import { createHash, type Hash } from "node:crypto";
+import { isHighSurrogate } from "./json-escapes.js";
 import { utf8CharBytes } from "./utf8-bytes.js";
 
 /** Upper bound on the UTF-16 units handed to one `Hash.update` (bounds the transient UTF-8 buffer). */
@@ -90,10 +91,6 @@ function forEachNormalizedRange(text: string, emit: (start: number, end: number)
     }
   }
   emit(rangeStart, end);
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** Feeds ranges of `text` to `hash` as UTF-8 in chunks of at most CHUNK_CHARS units, never splitting a surrogate pair. */

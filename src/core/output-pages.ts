@@ -6,7 +6,8 @@
  * page, one line break, then a note naming the offset of the next page. Pure.
  */
 
-import { QUERY_MAX_BYTES, QUERY_MAX_LINES } from "./query.js";
+import { isHighSurrogate, isLowSurrogate } from "./json-escapes.js";
+import { nextPageHint, QUERY_MAX_BYTES, QUERY_MAX_LINES } from "./query.js";
 
 /** Where a page starts: a line, and a character of it (1 = the line's start). */
 export interface PagePlace {
@@ -109,7 +110,7 @@ function cutAtBytes(text: string, start: number, maxBytes: number): number {
   let at = start;
   while (at < text.length) {
     const code = text.charCodeAt(at);
-    const pair = code >= 0xd800 && code <= 0xdbff && at + 1 < text.length && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00;
+    const pair = isHighSurrogate(code) && at + 1 < text.length && isLowSurrogate(text.charCodeAt(at + 1));
     const size = pair ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
     if (bytes + size > maxBytes && at > start) break;
     bytes += size;
@@ -135,7 +136,7 @@ export function pageNote(ref: string, page: OutputPage): string {
   const within = page.endsInsideLine || page.from.char > 1 ? ` (from character ${page.from.char} of line ${page.from.line}${page.endsInsideLine ? `; the page ends inside line ${page.lastLine}` : ""})` : "";
   const where = `[Page of ${ref}: ${lines} of ${page.totalLines}${within}`;
   if (page.next === null) return `${where}; end of output]`;
-  return `${where}; next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${formatOffset(page.next)}"}]`;
+  return `${where}; ${nextPageHint(ref, formatOffset(page.next))}]`;
 }
 
 /**

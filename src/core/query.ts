@@ -120,8 +120,13 @@ export function truncatedBody(body: string, ref?: string): string {
   if (!cut.truncated) return cut.text;
   const lastLine = cut.text.length - (cut.text.lastIndexOf("\n") + 1);
   const offset = cut.shownLines === 0 ? "1" : `${cut.shownLines}:${lastLine + 1}`;
-  const next = ref === undefined ? "" : `; next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${offset}"}`;
+  const next = ref === undefined ? "" : `; ${nextPageHint(ref, offset)}`;
   return `${cut.text}\n[Output truncated: ${cut.shownLines}/${cut.totalLines} lines shown${next}]`;
+}
+
+/** What a note says to pass for the next page of `ref` (core/output-pages.ts formats `offset`). */
+export function nextPageHint(ref: string, offset: string): string {
+  return `next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${offset}"}`;
 }
 
 /** What to show for a spilled record whose file could not be read. */

@@ -14,6 +14,7 @@ import type {
   SessionEntry,
 } from "./session-types.js";
 import { editedMessage, NO_EDITS, type ContextEdits } from "./context-edits.js";
+import { isObject } from "./entry-shapes.js";
 import { runSteps, stepDue, type Steps } from "./steps.js";
 
 /** Why a parentId walk stopped before reaching a root (an entry whose parentId is null). */
@@ -276,7 +277,7 @@ function derivedMessage(entry: SessionEntry): AgentMessage | undefined {
 }
 
 function isObjectWithRole(value: unknown): value is AgentMessage {
-  return typeof value === "object" && value !== null && typeof (value as { role?: unknown }).role === "string";
+  return isObject(value) && typeof value.role === "string";
 }
 
 /** ISO timestamp → epoch ms, as pi converts entry timestamps for derived messages. */
