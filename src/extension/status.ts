@@ -8,7 +8,7 @@ import fs from "node:fs";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
 import { digitGroups } from "../core/digit-groups.js";
-import { editedOutputs, editsOnBranchSteps, type ContextEdits } from "../core/context-edits.js";
+import { editsOnBranchSteps, type ContextEdits, type EditedOutput } from "../core/context-edits.js";
 import { describeUnknownKind, unknownEntryKinds } from "../core/entry-kinds.js";
 import { detectChainsSteps } from "../core/detect-chains.js";
 import type { DiagnosticKind } from "../core/prune-types.js";
@@ -108,9 +108,9 @@ function tokens(chars: number): string {
  * Characters of the branch's context as pi would send it, raw and after chainpress's rendering.
  * In slices: on a large session one pass over it held pi's UI for a quarter of a second.
  */
-export function* contextCharsSteps(runtime: Chainpress, branch: readonly SessionEntry[], edits: ContextEdits): Steps<{ raw: number; rendered: number }> {
+function* contextCharsSteps(runtime: Chainpress, branch: readonly SessionEntry[], edits: ContextEdits, outputs: ReadonlyMap<string, EditedOutput>): Steps<{ raw: number; rendered: number }> {
   const raw = yield* contextMessagesSteps(branch, undefined, edits);
-  const options = { ...pruneOptions(runtime), editedOutputs: editedOutputs(branch, edits) };
+  const options = { ...pruneOptions(runtime), editedOutputs: outputs };
   const rendered = runtime.settings.enabled ? (yield* pruneMessagesSteps(raw, runtime.holder.state, options)).messages : raw;
   return { raw: yield* jsonCharsSteps(raw, runtime.messageLengths), rendered: yield* jsonCharsSteps(rendered, runtime.messageLengths) };
 }
@@ -123,7 +123,7 @@ export async function statusReport(runtime: Chainpress, sessionManager: SessionV
   const chains = await driveSteps(detectChainsSteps(await driveSteps(branchMessagesSteps(branch, undefined, edits)), runtime.isProtected));
   const closed = chains.filter((chain) => chain.finalAssistantTimestamp !== null).length;
   const totals = archiveTotals(runtime);
-  const size = await driveSteps(contextCharsSteps(runtime, branch, edits));
+  const size = await driveSteps(contextCharsSteps(runtime, branch, edits, holder.edits.editedOutputs(sessionManager)));
   const saved = size.raw - size.rendered;
   const counters = holder.diagnostics.counters;
   const lines = [
