@@ -48,7 +48,7 @@ export class PruneState {
   private keysByBareId: Map<string, string | string[]> | undefined;
   private bareKeyLog = new PairLog();
   readonly refByKey = new Map<string, string>();
-  /** Short ref → key, built on first read (a query asks by ref); until then `refKeyLog` keeps (ref, key) pairs, as for keysByBareId. */
+  /** Short ref → key, built on first read (a query, or a render's archive map); until then `refKeyLog` keeps (ref, key) pairs, as for keysByBareId. */
   private keyByRefIndex: Map<string, string> | undefined;
   private refKeyLog = new PairLog();
   /** Dedup alias key → original key. */
