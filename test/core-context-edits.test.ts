@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { editedMessage, editedOutputs, editedRecordText, editsOnBranch, OMITTED_OUTPUT_TEXT } from "../src/core/context-edits.js";
+import { CONTENT_HIDDEN, editedMessage, editedOutputs, editedRecordText, editsOnBranch, HIDDEN_OUTPUT_TEXT, OMITTED_OUTPUT_TEXT } from "../src/core/context-edits.js";
 import { PruneState } from "../src/core/prune-state.js";
 import { pruneMessages } from "../src/core/render/prune-messages.js";
 import type { AgentMessage, SessionEntry } from "../src/core/session-types.js";
@@ -63,11 +63,19 @@ describe("a branch with edits", () => {
     reply("f2", "bad", "retried reply"),
   ];
 
-  it("the latest edit wins, a malformed one is left out, null omits", () => {
-    const branch = walkBranch(entries).entries;
+  it("the latest edit wins, null omits", () => {
+    const branch = walkBranch(entries).entries.filter((e) => e.id !== "bad");
     const edits = editsOnBranch(branch);
     expect(edits.get("r1")).toEqual({ content: "[redacted]" });
     expect(shape(contextMessages(branch, edits))).toEqual(["user:task", "assistant:call:c1", "toolResult:[redacted]", "assistant:retried reply"]);
+    expect(shape(branchMessages(branch, edits))).toEqual(shape(contextMessages(branch, edits)));
+  });
+
+  it("a malformed latest edit wins too, as in pi 1.6: its target keeps no content", () => {
+    const branch = walkBranch(entries).entries;
+    const edits = editsOnBranch(branch);
+    expect(edits.get("r1")).toBe(CONTENT_HIDDEN);
+    expect(shape(contextMessages(branch, edits))).toEqual(["user:task", "assistant:call:c1", "toolResult:", "assistant:retried reply"]);
     expect(shape(branchMessages(branch, edits))).toEqual(shape(contextMessages(branch, edits)));
   });
 
@@ -77,14 +85,18 @@ describe("a branch with edits", () => {
     expect(shape(contextMessages(branch, editsOnBranch(branch)))).toEqual(["user:task", "assistant:call:c1", "toolResult:secret token", "user:other way"]);
   });
 
-  it("archived copies follow the edit: the model reads the edit's text, or nothing for an omission", () => {
+  it("archived copies follow the edit: the model reads the edit's text, or nothing for an omission or a malformed edit", () => {
     const branch = walkBranch(entries).entries;
-    const outputs = editedOutputs(branch, editsOnBranch(branch));
     const ts = (branch[2] as { message: { timestamp: number } }).message.timestamp;
+    const wellFormed = branch.filter((e) => e.id !== "bad");
+    const outputs = editedOutputs(wellFormed, editsOnBranch(wellFormed));
     expect(editedRecordText({ toolCallId: "c1", resultTimestamp: ts }, outputs)).toBe("[redacted]");
     expect(editedRecordText({ toolCallId: "c2", resultTimestamp: ts }, outputs)).toBeUndefined();
     const omitted = editedOutputs(branch, new Map([["r1", null]]));
     expect(editedRecordText({ toolCallId: "c1", resultTimestamp: ts }, omitted)).toBe(OMITTED_OUTPUT_TEXT);
+    const hidden = editedOutputs(branch, editsOnBranch(branch));
+    expect([...hidden.values()]).toEqual([{ text: null, hidden: true }]);
+    expect(editedRecordText({ toolCallId: "c1", resultTimestamp: ts }, hidden)).toBe(HIDDEN_OUTPUT_TEXT);
   });
 });
 

@@ -238,11 +238,11 @@ class ContextList {
     private readonly edits: ContextEdits,
   ) {}
 
-  /** The compaction's system message (pi 1.6) and summary; an edit that omits the compaction omits both. */
+  /** The compaction's system message (pi 1.6) and summary, each as the compaction's edit leaves it (an omission omits both). */
   addCheckpoint(compaction: CompactionEntry): void {
     const replacement = this.edits.get(compaction.id);
     if (replacement === null) return;
-    if (isObjectWithRole(compaction.systemMessage)) this.list.add(compaction.systemMessage, DERIVED_MESSAGE);
+    if (isObjectWithRole(compaction.systemMessage)) this.list.add(editedMessage(compaction.systemMessage, replacement)!, DERIVED_MESSAGE);
     const summary = { role: "compactionSummary", summary: compaction.summary, tokensBefore: compaction.tokensBefore, timestamp: msOf(compaction.timestamp) };
     this.list.add(summary as AgentMessage, DERIVED_MESSAGE);
   }

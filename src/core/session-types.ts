@@ -115,12 +115,16 @@ export interface CompactionEntry extends EntryBase {
 
 /**
  * pi 1.6: an append-only edit of what one earlier entry contributes to the model's context.
- * `null` omits it; `{content}` replaces its message content only (core/context-edits.ts).
+ * pi writes `null` (omit it) or `{content}` (replace its message content only). A file may hold
+ * any value in either field, and pi 1.6 applies every one: core/context-edits.ts reads them as
+ * pi's projection does.
  */
 export interface ContextEditEntry extends EntryBase {
   type: "context_edit";
-  targetId: string;
-  replacement: null | { content: string | ContentPart[] };
+  /** The edited entry's id; any other value matches only an entry whose id is that same value. */
+  targetId: unknown;
+  /** As written: `null | { content: string | ContentPart[] }` when well-formed, anything when not. */
+  replacement: unknown;
 }
 
 export interface BranchSummaryEntry extends EntryBase {

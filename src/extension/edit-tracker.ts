@@ -46,7 +46,8 @@ export class EditTracker {
   private targets(sessionManager: SessionView): SessionEntry[] {
     const targets: SessionEntry[] = [];
     for (const edit of this.edits) {
-      const target = sessionManager.getEntry(String((edit as { targetId?: unknown }).targetId)) as SessionEntry | undefined;
+      // As pi's own lookup: by the targetId as written, whatever its shape (core/context-edits.ts).
+      const target = sessionManager.getEntry((edit as { targetId?: unknown }).targetId as string) as SessionEntry | undefined;
       if (target !== undefined) targets.push(target);
     }
     return targets;
