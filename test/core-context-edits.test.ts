@@ -1,7 +1,8 @@
 /**
  * pi 1.6's context edits as chainpress applies them (core/context-edits.ts, core/session-tree.ts):
  * latest edit on the branch wins, edits on another branch do not count, `null` omits, `{content}`
- * replaces content only, and a compaction's checkpoint and retain-none are read as pi reads them.
+ * replaces content only, a malformed replacement leaves no content, and a compaction's checkpoint
+ * and retain-none are read as pi reads them.
  */
 
 import { describe, expect, it } from "vitest";
