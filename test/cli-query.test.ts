@@ -4,7 +4,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyReal, ensureBuilt, originalOutputs, pruneEntries, REAL_SESSIONS, removeTempDirs, runCli } from "./helpers/cli-harness.js";
+import { FIRST_PAGE } from "../src/core/output-pages.js";
+import { queryArchive, queryPage } from "../src/extension/query-tool.js";
+import { loadSessionModel } from "../src/main/session-model.js";
+import { copyReal, ensureBuilt, originalOutputs, pruneEntries, REAL_SESSIONS, removeTempDirs, runCli, tempDir } from "./helpers/cli-harness.js";
+import { SessionLines } from "./helpers/session-lines.js";
 
 interface Archived {
   ref: string;
@@ -99,5 +103,40 @@ describe("query output and failures", () => {
     expect(run.stdout.length).toBe(0);
     expect(run.stderr).toMatch(new RegExp(`${corrupt!.ref}: corrupt output: .*digest`));
     expect(run.stderr).toContain(`${missing!.ref}: missing output: spill file not found`);
+  });
+});
+
+describe("an output whose first line is longer than a page", () => {
+  let session = "";
+  beforeAll(() => {
+    session = path.join(tempDir("chainpress-query-long-line-"), "s.jsonl");
+    const s = new SessionLines();
+    // One line of 80,000 characters (spilled), and a first line of 60,000 characters with two more (inline).
+    s.chain("one", [`${"0123456789abcdef".repeat(5_000)}`, `${"é".repeat(30_000)}\nsecond\nthird`]);
+    s.reply("one done");
+    s.write(session);
+    const run = runCli(["compact", session, "--workers", "0"]);
+    expect(run.status, run.stderr).toBe(0);
+  });
+
+  it("plain query shows its first page, a piece of that line, exactly as --offset 1 does", () => {
+    for (const [ref, next] of [["t1", "1:51201"], ["t2", "1:25601"]] as const) {
+      const page = runCli(["query", session, ref, "--offset", "1"]);
+      expect(page.status, page.stderr).toBe(0);
+      expect(page.out).toContain(`(from character 1 of line 1; the page ends inside line 1); next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${next}"}]\n`);
+      const plain = runCli(["query", session, ref]);
+      expect(plain.status, plain.stderr).toBe(0);
+      expect(plain.out).toMatch(new RegExp(`^## toolRef: ${ref}\\nTool: bash\\n`));
+      expect(plain.out.endsWith(`\n\n${page.out}`)).toBe(true);
+      expect(plain.out).not.toContain("lines shown");
+    }
+  });
+
+  it("context_tree_query by ref without offset gives the same page", async () => {
+    const model = await loadSessionModel(session);
+    const byRef = await queryArchive(model.state, ["t1"], model.blobDir);
+    const page = await queryPage(model.state, "t1", FIRST_PAGE, model.blobDir, new Map());
+    expect(byRef.content[0]!.text.endsWith(`\n\n${page.content[0]!.text}`)).toBe(true);
+    expect(page.content[0]!.text.startsWith("0123456789abcdef".repeat(3_200))).toBe(true);
   });
 });

@@ -6,8 +6,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { FIRST_PAGE, formatOffset, pageNote, pageOf, parseOffset, type PagePlace } from "../src/core/output-pages.js";
-import { QUERY_MAX_BYTES, truncatedBody } from "../src/core/query.js";
+import { FIRST_PAGE, formatOffset, pageNote, pageOf, pageText, parseOffset, QUERY_MAX_BYTES, type OutputPage, type PagePlace } from "../src/core/output-pages.js";
+import { truncatedBody } from "../src/core/query.js";
 
 /** Every page from `from` to the end, as returned. */
 function allPages(output: string, from: PagePlace = FIRST_PAGE): string[] {
@@ -59,6 +59,16 @@ describe("pages of an output", () => {
     // As every page: the page is the text before the line break that precedes the note.
     const head = first.slice(0, note.index);
     expect(head + allPages(output, parseOffset(`${note[2]}:${note[3]}`) as PagePlace).join("")).toBe(output);
+  });
+
+  it("the first page without an offset of an output whose first line is over a page: a piece of it, then the pages its note names", () => {
+    const output = `${"\u{1F600}".repeat(20_000)}ab\n${"y".repeat(70_000)}\nend`;
+    const first = truncatedBody(output, "t8");
+    expect(first).toBe(pageText("t8", pageOf(output, FIRST_PAGE) as OutputPage));
+    const note = /\n\[Page of t8: line 1 of 3 \(from character 1 of line 1; the page ends inside line 1\); next page: context_tree_query \{"toolCallIds":\["t8"\],"offset":"1:(\d+)"\}\]$/.exec(first)!;
+    expect(Number(note[1])).toBe(2 * 12_800 + 1);
+    const head = first.slice(0, note.index);
+    expect(head + allPages(output, parseOffset(`1:${note[1]}`) as PagePlace).join("")).toBe(output);
   });
 
   it("an output that fits in one page is one page, with an end note", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PruneState } from "../src/core/prune-state.js";
 import type { ToolCallRecord } from "../src/core/prune-types.js";
+import { FIRST_PAGE, pageOf, pageText, type OutputPage } from "../src/core/output-pages.js";
 import { findRecords, formatQueryResult, queryDetails, truncatedBody, unavailableSpillBody } from "../src/core/query.js";
 
 // --- local factories -------------------------------------------------------------------------
@@ -130,6 +131,17 @@ describe("head truncation", () => {
     const text = "é".repeat(30_000); // 60000 bytes on one line, over the limit by itself
     expect(truncatedBody(text)).toBe("\n[Output truncated: 0/1 lines shown]");
     expect(truncatedBody("é".repeat(25_600))).toBe("é".repeat(25_600)); // exactly 51200 bytes
+  });
+
+  it("a first line alone over the byte limit: with a ref, the first page holds a piece of it, as offset 1 gives it", () => {
+    const single = "é".repeat(30_000);
+    const body = truncatedBody(single, "t3");
+    expect(body).toBe(pageText("t3", pageOf(single, FIRST_PAGE) as OutputPage));
+    expect(body).toBe(`${"é".repeat(25_600)}\n[Page of t3: line 1 of 1 (from character 1 of line 1; the page ends inside line 1); next page: context_tree_query {"toolCallIds":["t3"],"offset":"1:25601"}]`);
+    const lines = `${"x".repeat(60_000)}\nsecond\nthird`;
+    expect(truncatedBody(lines, "t4")).toBe(`${"x".repeat(51_200)}\n[Page of t4: line 1 of 3 (from character 1 of line 1; the page ends inside line 1); next page: context_tree_query {"toolCallIds":["t4"],"offset":"1:51201"}]`);
+    const state = stateWith(record("c1", 1000));
+    expect(formatQueryResult("c1", findRecords(state, "c1"), [lines]).endsWith(`\n\n${truncatedBody(lines, "c1")}`)).toBe(true);
   });
 
   it("applies the truncation to each block of a query", () => {

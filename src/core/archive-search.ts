@@ -5,6 +5,10 @@
  * main thread ranks and formats (core/search-report.ts).
  */
 
+import { digitGroups } from "./digit-groups.js";
+import { isHighSurrogate } from "./json-escapes.js";
+import { LiteralFinder } from "./literal-find.js";
+
 /** What the model or the command line asked for, checked. */
 export type SearchPattern = { kind: "literal"; text: string; caseSensitive: boolean } | { kind: "regex"; source: string; caseSensitive: boolean };
 
@@ -49,50 +53,101 @@ export const LINES_PER_HIT = 3;
 export const LINE_EXCERPT_CHARS = 160;
 const MAX_COUNTED_MATCHES = 10_000;
 
+/** Characters of a pattern an error or a report quotes; a longer one is cut, with its length. */
+export const QUOTED_PATTERN_CHARS = 200;
+
 /** The search pattern, or a message saying what is wrong with it (an empty text, an invalid expression). */
 export function checkPattern(text: unknown, regex: boolean, caseSensitive = false): SearchPattern | string {
   if (typeof text !== "string" || text.trim() === "") return "search text is empty: give the words or the expression to find";
   if (!regex) return { kind: "literal", text, caseSensitive };
   try {
-    new RegExp(text, caseSensitive ? "gm" : "gmi");
+    // V8 compiles an expression at its first use: one too large to compile fails here, not mid-search.
+    new RegExp(text, regexFlags(caseSensitive)).test("");
   } catch (error) {
-    return `invalid regular expression ${JSON.stringify(text)}: ${(error as Error).message}`;
+    return regexError(text, error);
   }
   return { kind: "regex", source: text, caseSensitive };
 }
 
 /**
- * A pattern compiled once for a whole search. A literal becomes an expression of its escaped text:
- * V8 scans for it without a lowered copy of the output (which cost as much again as the scan).
+ * `text` as a message quotes it (`quote` adds the quotes): whole up to QUOTED_PATTERN_CHARS, else
+ * its start and its length, so a huge pattern is never echoed back whole.
  */
-export class PatternMatcher {
-  private readonly re: RegExp;
+export function quotedPattern(text: string, quote: (shown: string) => string = JSON.stringify): string {
+  if (text.length <= QUOTED_PATTERN_CHARS) return quote(text);
+  const end = isHighSurrogate(text.charCodeAt(QUOTED_PATTERN_CHARS - 1)) ? QUOTED_PATTERN_CHARS - 1 : QUOTED_PATTERN_CHARS;
+  return `${quote(text.slice(0, end))}… (${digitGroups(text.length)} characters)`;
+}
+
+function regexFlags(caseSensitive: boolean): string {
+  return caseSensitive ? "gm" : "gmi";
+}
+
+/** What is wrong with expression `source`, quoting it capped (V8's own message holds it whole). */
+function regexError(source: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const echo = `Invalid regular expression: /${source}/`;
+  const reason = message.startsWith(echo) ? message.slice(message.indexOf(": ", echo.length) + 2) : quotedPattern(message, String);
+  return `invalid regular expression ${quotedPattern(source)}: ${reason}`;
+}
+
+/** What searchOutput needs of a pattern: whether a text matches, and where. */
+export interface TextMatcher {
+  readonly pattern: SearchPattern;
+  /** True when the text holds a match (an empty one included). */
+  test(text: string): boolean;
+  /** Start index and length of each match, in order; one walk at a time. */
+  matches(text: string): Iterable<[number, number]>;
+}
+
+/**
+ * A pattern compiled once for a whole search. A literal is never an expression: it is found as
+ * text, of any length (core/literal-find.ts), where the expression of its escaped text would match.
+ */
+export class PatternMatcher implements TextMatcher {
+  private readonly find: LiteralFinder | RegExp;
 
   constructor(readonly pattern: SearchPattern) {
-    const source = pattern.kind === "regex" ? pattern.source : pattern.text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-    this.re = new RegExp(source, pattern.caseSensitive ? "gm" : "gmi");
+    this.find = pattern.kind === "literal" ? new LiteralFinder(pattern.text, pattern.caseSensitive) : new RegExp(pattern.source, regexFlags(pattern.caseSensitive));
   }
 
-  /** True when the text holds a match (an empty one included). */
   test(text: string): boolean {
-    this.re.lastIndex = 0;
-    return this.re.test(text);
+    const { find } = this;
+    if (find instanceof LiteralFinder) return find.test(text);
+    find.lastIndex = 0;
+    try {
+      return find.test(text);
+    } catch (error) {
+      throw this.failure(error);
+    }
   }
 
-  /** Start index and length of each match, in order; one walk at a time. */
   *matches(text: string): Generator<[number, number]> {
-    const re = this.re;
-    re.lastIndex = 0;
-    for (let match = re.exec(text); match !== null; match = re.exec(text)) {
-      yield [match.index, match[0].length];
-      // An empty match would match again at the same place.
-      if (match[0].length === 0) re.lastIndex++;
+    const { find } = this;
+    if (find instanceof LiteralFinder) {
+      for (const at of find.starts(text)) yield [at, find.text.length];
+      return;
     }
+    find.lastIndex = 0;
+    try {
+      for (let match = find.exec(text); match !== null; match = find.exec(text)) {
+        yield [match.index, match[0].length];
+        // An empty match would match again at the same place.
+        if (match[0].length === 0) find.lastIndex++;
+      }
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  /** V8 compiles an expression again for another kind of text: one too large can fail then, quoted capped. */
+  private failure(error: unknown): unknown {
+    return error instanceof SyntaxError && this.pattern.kind === "regex" ? new SyntaxError(regexError(this.pattern.source, error)) : error;
   }
 }
 
 /** What `output` (with its call `doc`) gives for the pattern; undefined when nothing matches. */
-export function searchOutput(doc: SearchDoc, output: string, matcher: PatternMatcher): SearchHit | undefined {
+export function searchOutput(doc: SearchDoc, output: string, matcher: TextMatcher): SearchHit | undefined {
   const { pattern } = matcher;
   const inArgs = matcher.test(doc.argsJson) || matcher.test(doc.target);
   const lines: Array<{ line: number; text: string }> = [];

@@ -7,7 +7,10 @@
  */
 
 import { isHighSurrogate, isLowSurrogate } from "./json-escapes.js";
-import { nextPageHint, QUERY_MAX_BYTES, QUERY_MAX_LINES } from "./query.js";
+
+/** A page's limits, pi's head truncation limits for tool output: lines, and UTF-8 bytes. */
+export const QUERY_MAX_LINES = 2000;
+export const QUERY_MAX_BYTES = 51200;
 
 /** Where a page starts: a line, and a character of it (1 = the line's start). */
 export interface PagePlace {
@@ -128,6 +131,11 @@ function placeOf(text: string, at: number, fromLine: number, fromLineStart: numb
     lineStart = newline + 1;
   }
   return { line, char: at - lineStart + 1 };
+}
+
+/** What a note says to pass for the next page of `ref` (formatOffset writes `offset`). */
+export function nextPageHint(ref: string, offset: string): string {
+  return `next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${offset}"}`;
 }
 
 /** The line that ends a page: what it showed, and exactly what to pass for the next page. */

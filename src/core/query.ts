@@ -4,6 +4,7 @@
  */
 
 import { occurrenceKey, parseOccurrenceKey, resultTimestampOf } from "./occurrence-key.js";
+import { FIRST_PAGE, nextPageHint, pageOf, pageText, QUERY_MAX_BYTES, QUERY_MAX_LINES } from "./output-pages.js";
 import type { PruneState } from "./prune-state.js";
 import type { ToolCallRecord } from "./prune-types.js";
 import type { AgentMessage, ToolResultMessage } from "./session-types.js";
@@ -19,9 +20,6 @@ export interface QueryMatch {
 
 /** Separator between output blocks, within one input and across inputs. */
 export const QUERY_BLOCK_SEPARATOR = "\n\n---\n\n";
-/** pi's head truncation limits for tool output. */
-export const QUERY_MAX_LINES = 2000;
-export const QUERY_MAX_BYTES = 51200;
 /** Body shown when a spill file cannot be read and the record kept no preview. */
 export const SPILL_UNAVAILABLE_TEXT = "(spilled output unavailable \u2014 sidecar file missing)";
 
@@ -93,7 +91,7 @@ export interface HeadTruncation {
 
 /**
  * pi's head truncation: whole lines only, stop at the first limit hit; a first line alone over
- * the byte limit shows nothing (a cut line would mislead more than an explicit truncation note).
+ * the byte limit shows nothing, as in pi (truncatedBody shows a page of it instead).
  */
 export function truncateHead(text: string, maxLines = QUERY_MAX_LINES, maxBytes = QUERY_MAX_BYTES): HeadTruncation {
   const lines = text.split("\n");
@@ -113,20 +111,25 @@ export function truncateHead(text: string, maxLines = QUERY_MAX_LINES, maxBytes 
  * The body as the model reads it: truncated, with pi's note when anything was cut, which says
  * what to pass for the next page of `ref` (core/output-pages.ts). As for every page, the page is
  * the text before the line break that precedes the note, so the next page starts at the line
- * break that ends the last line shown ("L:C" with C one past that line's end).
+ * break that ends the last line shown ("L:C" with C one past that line's end). A first line
+ * alone over the byte limit would show nothing: with a ref, the body is then the output's first
+ * page, a piece of that line, exactly as offset 1 gives it.
  */
 export function truncatedBody(body: string, ref?: string): string {
   const cut = truncateHead(body);
   if (!cut.truncated) return cut.text;
+  const note = `[Output truncated: ${cut.shownLines}/${cut.totalLines} lines shown`;
+  if (ref === undefined) return `${cut.text}\n${note}]`;
+  if (cut.shownLines === 0) return firstPageText(body, ref);
   const lastLine = cut.text.length - (cut.text.lastIndexOf("\n") + 1);
-  const offset = cut.shownLines === 0 ? "1" : `${cut.shownLines}:${lastLine + 1}`;
-  const next = ref === undefined ? "" : `; ${nextPageHint(ref, offset)}`;
-  return `${cut.text}\n[Output truncated: ${cut.shownLines}/${cut.totalLines} lines shown${next}]`;
+  return `${cut.text}\n${note}; ${nextPageHint(ref, `${cut.shownLines}:${lastLine + 1}`)}]`;
 }
 
-/** What a note says to pass for the next page of `ref` (core/output-pages.ts formats `offset`). */
-export function nextPageHint(ref: string, offset: string): string {
-  return `next page: context_tree_query {"toolCallIds":["${ref}"],"offset":"${offset}"}`;
+function firstPageText(body: string, ref: string): string {
+  const page = pageOf(body, FIRST_PAGE);
+  // The first page of any output exists: only a place past the end is refused.
+  if (typeof page === "string") throw new Error(`${ref}: ${page}`);
+  return pageText(ref, page);
 }
 
 /** What to show for a spilled record whose file could not be read. */

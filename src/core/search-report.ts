@@ -4,7 +4,7 @@
  * saying how many hits it left out and how to read one. Pure.
  */
 
-import type { SearchHit, SearchPattern } from "./archive-search.js";
+import { quotedPattern, type SearchHit, type SearchPattern } from "./archive-search.js";
 import { digitGroups } from "./digit-groups.js";
 import { MAX_SEARCH_LIMIT } from "./query-request.js";
 
@@ -17,7 +17,7 @@ export interface SearchFindings {
 }
 
 function describePattern(pattern: SearchPattern): string {
-  const text = pattern.kind === "literal" ? JSON.stringify(pattern.text) : `/${pattern.source}/`;
+  const text = pattern.kind === "literal" ? quotedPattern(pattern.text) : quotedPattern(pattern.source, (shown) => `/${shown}/`);
   return `${text} (${pattern.kind === "literal" ? "literal" : "regular expression"}, ${pattern.caseSensitive ? "case-sensitive" : "case-insensitive"})`;
 }
 
