@@ -70,6 +70,6 @@ export const FOLLOW_LINKS_READ_HELP =
 export function addFollowLinksOption(command: Command): Command {
   return command.option(
     "--follow-links",
-    "a session path that is a symbolic link names the session it points to (its real path is then used for everything); without it such a path is refused",
+    "follow a session path that is a symbolic link: use the real path of the file it names for everything (default: refuse it)",
   );
 }

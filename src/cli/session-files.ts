@@ -44,16 +44,16 @@ function isFollowedOrSay(file: string, followLinks: boolean, onSkip: OnSkip | un
 
 /**
  * The session's real path where it can be known (a session reached through a linked folder and
- * through its own folder is one session), else the path as given (a link that is not followed
- * fails on its own; a missing file reports itself).
+ * through its own folder is one session), else the path as given: a link that is not followed
+ * is refused on its own, and a path realpath cannot resolve (missing, unreadable) reports why
+ * when it is compacted.
  */
 function identityKey(file: string, followLinks: boolean): string {
-  if (!followLinks && isSymbolicLink(file)) return path.resolve(file);
   try {
+    if (!followLinks && fs.lstatSync(file).isSymbolicLink()) return path.resolve(file);
     return fs.realpathSync(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ELOOP" || code === "ENOTDIR") return path.resolve(file);
+    if ((error as NodeJS.ErrnoException).code !== undefined) return path.resolve(file);
     throw error;
   }
 }

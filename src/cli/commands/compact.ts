@@ -34,10 +34,9 @@ Refuses a session another chainpress holds, or one modified in the last 5 s (pi 
 writing it) unless --force. A damaged session (incomplete last line, malformed line) is
 refused unless --repair, which first keeps a byte-exact <session>.bak copy.
 A session path that is a symbolic link is refused, even with --force, unless --follow-links:
-then the file it names is compacted by its real path, and its spill folder, lock and .bak go
-beside that file. In a folder, a *.jsonl link is skipped with a note unless --follow-links;
-linked sub-folders are not entered. A folder above the session that is a link (sessions kept
-on another disk) is an ordinary path.
+then the file it names is compacted by its real path (spill folder, lock and .bak beside it).
+In a folder, a *.jsonl link is skipped with a note unless --follow-links; linked sub-folders
+are not entered. Folders above a session may be links (a sessions folder on another disk).
 Exit status: 0 all sessions compacted, 1 some session failed, 2 usage error.`;
 
 export function registerCompact(program: Command, io: CliIo, exit: ExitState): void {
