@@ -15,9 +15,10 @@ import { compactSession } from "../main/compact-session.js";
 import type { ChainProgress } from "../main/compress-eligible.js";
 import { CliError, describeError } from "./errors.js";
 import { assertSessionFile, checkBlobDir, checkQuiet } from "./preflight.js";
-import { liveSessionDecision, type SessionSource } from "./live-session.js";
+import { liveSessionDecision, type LiveDecision, type SessionSource } from "./live-session.js";
 import { checkOutTarget, copyForOut, removeFailedCopy } from "./out-copy.js";
 import { backupSession, dropMalformedLines, isRepairable } from "./repair.js";
+import { resolveSessionPath, type SessionPath } from "./session-path.js";
 import { sweepSessionLeftovers } from "./sweep.js";
 
 export interface CompactFlags {
@@ -35,12 +36,14 @@ export interface CompactFlags {
   includeCompacted: boolean;
   force: boolean;
   repair: boolean;
+  /** A session path that is a symbolic link names its target (`--follow-links`); else it is refused. */
+  followLinks: boolean;
 }
 
 export interface SessionOutcome {
   /** The session as named on the command line. */
   file: string;
-  /** The file that was compacted: `file`, or the `--out` copy. */
+  /** The file that was compacted: `file`, the real path of the file it links to (`--follow-links`), or the `--out` copy. */
   target: string;
   ok: boolean;
   report?: CompactReport;
@@ -73,13 +76,17 @@ export async function compactOne(
   onProgress: (progress: ChainProgress) => void,
   source: SessionSource = "named",
 ): Promise<SessionOutcome> {
-  const target = flags.out ?? file;
+  let target = flags.out ?? file;
   try {
-    const live = liveSessionDecision(file, { dryRun: flags.dryRun, force: flags.force, writesInPlace: flags.out === undefined }, source);
+    // First of all: a refused link leaves nothing behind, and a followed one is used by its real path from here on.
+    const session = resolveSessionPath(file, flags.followLinks);
+    target = flags.out ?? session.file;
+    const live = liveDecisionFor(session, { dryRun: flags.dryRun, force: flags.force, writesInPlace: flags.out === undefined }, source);
     if (live.action === "skip") return { file, target, ok: true, failedChains: 0, openInPi: live.note, skipped: `${live.note}; left alone` };
+    const input = session.file;
     // A missing file is reported by writeRun in its own words, not as a raw ENOENT here.
-    const sizeBefore = flags.dryRun || !fs.existsSync(file) ? undefined : sizeOf(file);
-    const result = flags.dryRun ? await dryRun(file, flags, runner, onProgress) : await writeRun(file, target, flags, runner, onProgress);
+    const sizeBefore = flags.dryRun || !fs.existsSync(input) ? undefined : sizeOf(input);
+    const result = flags.dryRun ? await dryRun(input, flags, runner, onProgress) : await writeRun(input, target, flags, runner, onProgress);
     const failedChains = failedChainCount(result.report);
     const outcome: SessionOutcome = { file, target, ok: failedChains === 0, ...result, failedChains };
     if (sizeBefore !== undefined) outcome.sessionBytesAdded = sizeOf(target) - sizeBefore;
@@ -89,6 +96,13 @@ export async function compactOne(
   } catch (error) {
     return { file, target, ok: false, failedChains: 0, error: describeError(error) };
   }
+}
+
+/** pi's live marker may sit beside the link pi opened the session by, or beside the file: either counts. */
+function liveDecisionFor(session: SessionPath, options: Parameters<typeof liveSessionDecision>[1], source: SessionSource): LiveDecision {
+  const decision = liveSessionDecision(session.file, options, source);
+  if (decision.action === "skip" || decision.note !== undefined || session.named === session.file) return decision;
+  return liveSessionDecision(session.named, options, source);
 }
 
 interface RunResult {

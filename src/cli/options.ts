@@ -56,3 +56,20 @@ export function addProtectionOptions(command: Command): Command {
     .option("--protected-tools <names>", "comma-separated tool names whose outputs are never archived (default: none)", listParser)
     .option("--protected-paths <globs>", `comma-separated globs of protected \`path\` arguments (default: ${DEFAULT_PROTECTED_PATHS.join(",")})`, listParser);
 }
+
+/** `--follow-links`, on every command that takes sessions (cli/session-path.ts holds the rule). */
+export interface FollowLinksFlag {
+  followLinks?: boolean;
+}
+
+/** The read commands' help line for --follow-links. */
+export const FOLLOW_LINKS_READ_HELP =
+  "\nA session path that is a symbolic link is refused unless --follow-links, which reads the file\nit names by its real path, with the spill folder beside that file.";
+
+/** Adds --follow-links with the same words everywhere. */
+export function addFollowLinksOption(command: Command): Command {
+  return command.option(
+    "--follow-links",
+    "follow a session path that is a symbolic link: use the real path of the file it names for everything (default: refuse it)",
+  );
+}

@@ -1,7 +1,9 @@
 /**
  * Loading a session for the read-only commands (render, query, stats). Malformed lines are
  * skipped with a warning, as pi's own loader skips them: these commands show what pi and the
- * model see, and must work on exactly the sessions pi opens. Nothing is written.
+ * model see, and must work on exactly the sessions pi opens. Nothing is written. A session path
+ * that is a symbolic link is refused unless --follow-links (cli/session-path.ts); the model's
+ * `loaded.file` is then the real path, and its spill folder the one beside that file.
  */
 
 import fs from "node:fs";
@@ -13,10 +15,12 @@ import { readSession } from "../io/read-session.js";
 import type { ChainpressSettings } from "../core/settings.js";
 import { modelOf, type SessionModel } from "../main/session-model.js";
 import { CliError } from "./errors.js";
-import type { ProtectionFlags } from "./options.js";
+import type { FollowLinksFlag, ProtectionFlags } from "./options.js";
 import { writeErr, type CliIo } from "./output.js";
+import { resolveSessionPath } from "./session-path.js";
 
-export async function loadForReading(file: string, io: CliIo): Promise<SessionModel> {
+export async function loadForReading(named: string, io: CliIo, flags: FollowLinksFlag): Promise<SessionModel> {
+  const { file } = resolveSessionPath(named, flags.followLinks === true);
   assertNotFolder(file);
   const model = modelOf(await readSession(file, { malformedLines: "skip" }));
   for (const warning of model.loaded.warnings) writeErr(io, `chainpress: warning: ${warning.message}`);

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import { createReadStream } from "node:fs";
 import { writeFileAtomic } from "../io/atomic-write.js";
 import { readSession } from "../io/read-session.js";
+import { lstatOrNothing, refuseNonRegular } from "../io/regular-file.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { joinedPieces } from "../io/session-line.js";
 import { CliError } from "./errors.js";
@@ -21,7 +22,9 @@ export function isRepairable(error: unknown): error is SessionFileError {
 /** Copies the whole file to `<file>.bak` atomically (temp file, fsync, rename); refuses to overwrite unless forced. */
 export async function backupSession(file: string, force: boolean): Promise<string> {
   const backup = `${file}.bak`;
-  if (!force && fs.existsSync(backup)) {
+  // A link or anything else that is not a regular file is named as such, with or without --force.
+  refuseNonRegular(backup, "backup");
+  if (!force && lstatOrNothing(backup) !== undefined) {
     throw new CliError(`${backup}: a backup already exists; move it away first (or use --force to replace it)`);
   }
   const mode = fs.statSync(file).mode & 0o7777;
@@ -39,8 +42,8 @@ export async function dropMalformedLines(file: string): Promise<number[]> {
   const skip = new Set(loaded.skippedLines);
   const split = new Set(loaded.joinedLines);
   const mode = fs.statSync(file).mode & 0o7777;
-  // The file a symbolic link names is rewritten, never the link itself.
-  await writeFileAtomic(fs.realpathSync(file), repairedLines(file, skip, split), { mode, role: "session" });
+  // The path as read: writeFileAtomic refuses a link there, and its temporary file goes beside it.
+  await writeFileAtomic(file, repairedLines(file, skip, split), { mode, role: "session" });
   return loaded.skippedLines;
 }
 

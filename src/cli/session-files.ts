@@ -5,20 +5,28 @@
  * per-session error ("no such file") names it. A `*.jsonl` file found in a folder whose first
  * line is not a pi session header (another tool's log, say) is left out and reported through
  * `onSkip`; a file named on the command line is always kept, so its error is shown.
+ *
+ * A `*.jsonl` symbolic link found in a folder is reported through `onSkip` and left out, unless
+ * `followLinks`: then it is kept as found, and compacting resolves it (cli/session-path.ts). A
+ * linked folder inside a walk is not entered (as `readdir` walks); a named folder that is a link
+ * is walked, like any folder. One session reached by two paths is compacted once.
  */
 
 import fs from "node:fs";
 import path from "node:path";
 import { readHeaderId } from "./preflight.js";
+import { FOLLOW_LINKS_FLAG, isSymbolicLink, linkTargetOf } from "./session-path.js";
 
-export async function expandSessionPaths(inputs: readonly string[], onSkip?: (file: string, why: string) => void): Promise<string[]> {
+type OnSkip = (file: string, why: string) => void;
+
+export async function expandSessionPaths(inputs: readonly string[], onSkip?: OnSkip, followLinks = false): Promise<string[]> {
   const files: string[] = [];
   const seen = new Set<string>();
   for (const input of inputs) {
-    const found = isDirectory(input) ? (await walkJsonl(input)).filter((file) => isSessionOrSay(file, onSkip)) : [input];
+    const found = isDirectory(input) ? (await walkJsonl(input)).filter((file) => isFollowedOrSay(file, followLinks, onSkip) && isSessionOrSay(file, onSkip)) : [input];
     for (const file of found) {
       // The same session named twice would be locked against itself.
-      const key = path.resolve(file);
+      const key = identityKey(file, followLinks);
       if (seen.has(key)) continue;
       seen.add(key);
       files.push(file);
@@ -27,7 +35,30 @@ export async function expandSessionPaths(inputs: readonly string[], onSkip?: (fi
   return files;
 }
 
-function isSessionOrSay(file: string, onSkip: ((file: string, why: string) => void) | undefined): boolean {
+/** A link found in a folder is compacted only with --follow-links; without, it is said and left out. */
+function isFollowedOrSay(file: string, followLinks: boolean, onSkip: OnSkip | undefined): boolean {
+  if (followLinks || !isSymbolicLink(file)) return true;
+  onSkip?.(file, `a symbolic link to ${linkTargetOf(file)}; not followed (use ${FOLLOW_LINKS_FLAG} to compact the file it names)`);
+  return false;
+}
+
+/**
+ * The session's real path where it can be known (a session reached through a linked folder and
+ * through its own folder is one session), else the path as given: a link that is not followed
+ * is refused on its own, and a path realpath cannot resolve (missing, unreadable) reports why
+ * when it is compacted.
+ */
+function identityKey(file: string, followLinks: boolean): string {
+  try {
+    if (!followLinks && fs.lstatSync(file).isSymbolicLink()) return path.resolve(file);
+    return fs.realpathSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== undefined) return path.resolve(file);
+    throw error;
+  }
+}
+
+function isSessionOrSay(file: string, onSkip: OnSkip | undefined): boolean {
   try {
     if (readHeaderId(file) !== undefined) return true;
   } catch {
@@ -49,7 +80,7 @@ function isDirectory(input: string): boolean {
 async function walkJsonl(dir: string): Promise<string[]> {
   const entries = await fs.promises.readdir(dir, { recursive: true, withFileTypes: true });
   const files = entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".jsonl"))
+    .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(".jsonl"))
     .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name));
   return files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

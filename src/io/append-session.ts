@@ -178,11 +178,12 @@ export class SessionAppender {
 async function openForAppend(file: string): Promise<FileHandle> {
   try {
     // No O_CREAT: appending to a session that vanished must fail, not start a headerless file.
-    return await open(file, constants.O_WRONLY | constants.O_APPEND);
+    // No following a final link: its entries would land in another file than the one read.
+    return await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new SessionFileError("not-found", file, "no such file", undefined, error);
-    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new SessionFileError("not-found", file, "no such file", undefined, error);
+    if (code === "ELOOP") throw new SessionFileError("io", file, "is a symbolic link; chainpress never appends through one", undefined, error);
     throw asIoError(error, file, "cannot open for appending");
   }
 }

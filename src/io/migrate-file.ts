@@ -5,7 +5,7 @@
  * drop.
  */
 
-import { realpath, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import type { SessionEntry, SessionHeader } from "../core/session-types.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
 import { writeFileAtomic } from "./atomic-write.js";
@@ -56,8 +56,8 @@ export async function rewriteMigrated(loaded: LoadedSession, lines: Iterable<Uin
     }
     // Only root can (and must) hand the new file back to its owner.
     const owner = process.getuid?.() === 0 ? { uid: before.uid, gid: before.gid } : undefined;
-    // The file a symbolic link names is rewritten, never the link itself.
-    await writeFileAtomic(await realpath(loaded.file), lines, { mode: before.mode & 0o7777, owner, role: "session" });
+    // The path as read: writeFileAtomic refuses a link there, and its temporary file goes beside it.
+    await writeFileAtomic(loaded.file, lines, { mode: before.mode & 0o7777, owner, role: "session" });
     crashPoint("migrate-written"); // test-only (crash-points.ts)
   } catch (error) {
     throw asIoError(error, loaded.file, "cannot rewrite the migrated session");

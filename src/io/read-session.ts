@@ -7,7 +7,7 @@
  * line cut off by a crashed writer is reported, not thrown.
  */
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { IdFor } from "../core/session-migrate.js";
@@ -49,8 +49,9 @@ export async function readSession(file: string, opts: ReadSessionOptions = {}): 
   const builder = new SessionBuilder(file, { skipMalformed: opts.malformedLines === "skip", ...(opts.idFactory ? { idFactory: opts.idFactory } : {}) });
   const counter = { bytes: 0 };
   try {
-    // Before opening: a FIFO would block the open, a device would never end.
-    const found = await stat(file);
+    // Before opening: a FIFO would block the open, a device would never end, and a final link
+    // would be read as another file than the one named (cli/session-path.ts resolves a followed one).
+    const found = await lstat(file);
     if (!found.isFile()) throw new SessionFileError("io", file, `is ${kindOf(found)}, not a regular file`);
     const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     let stretch = performance.now();

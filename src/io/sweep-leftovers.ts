@@ -3,12 +3,15 @@
  * copies of the session file (migration, --repair) in its folder. Both carry their writer's pid
  * in their names (write-spill.ts, atomic-write.ts); once that process is gone nothing will ever
  * rename them, so they are removed. A file whose writer is alive (a running pi's extension, a
- * concurrent chainpress) is left alone. Only names this project writes are ever touched.
+ * concurrent chainpress) is left alone. Only names this project writes are ever touched, and
+ * only as regular files in a real folder: a blob folder that is a symbolic link is not entered
+ * (what it names is another folder, not ours; the spill writer refuses it).
  */
 
 import fs from "node:fs";
 import path from "node:path";
 import { atomicTempWriterPid } from "./atomic-write.js";
+import { lstatOrNothing } from "./regular-file.js";
 import { isAlive } from "./session-lock.js";
 import { spillTempWriterPid } from "./write-spill.js";
 
@@ -20,13 +23,18 @@ export function sweepLeftovers(sessionFile: string, blobDir: string | undefined)
     const pid = atomicTempWriterPid(name, sessionFile);
     if (pid !== undefined && !isAlive(pid)) removeFile(path.join(sessionDir, name), removed);
   }
-  if (blobDir !== undefined) {
+  if (blobDir !== undefined && isRealFolderOrNothing(blobDir)) {
     for (const name of namesIn(blobDir)) {
       const pid = spillTempWriterPid(name);
       if (pid !== undefined && !isAlive(pid)) removeFile(path.join(blobDir, name), removed);
     }
   }
   return removed;
+}
+
+function isRealFolderOrNothing(dir: string): boolean {
+  const stat = lstatOrNothing(dir);
+  return stat === undefined || stat.isDirectory();
 }
 
 function namesIn(dir: string): string[] {

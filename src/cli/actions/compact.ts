@@ -21,7 +21,7 @@ import { formatOutcome, formatTotals, runTotals } from "../summary.js";
 /** Flags over the settings files: a flag given on the command line wins, the settings fill the rest. */
 function flagsOf(raw: RawCompactOptions, settings: ChainpressSettings): CompactFlags {
   if (raw.out !== undefined && raw.dryRun) throw new UsageError("--out and --dry-run exclude each other (a dry run writes nothing)");
-  const flags: CompactFlags = { dryRun: raw.dryRun === true, rollingWindow: raw.rollingWindow, includeCompacted: raw.includeCompacted === true, force: raw.force === true, repair: raw.repair === true };
+  const flags: CompactFlags = { dryRun: raw.dryRun === true, rollingWindow: raw.rollingWindow, includeCompacted: raw.includeCompacted === true, force: raw.force === true, repair: raw.repair === true, followLinks: raw.followLinks === true };
   if (raw.out !== undefined) flags.out = raw.out;
   flags.protectedTools = raw.protectedTools ?? settings.protectedTools;
   flags.protectedPaths = raw.protectedPaths ?? settings.protectedPaths;
@@ -64,7 +64,7 @@ export async function runCompact(io: CliIo, inputs: string[], raw: RawCompactOpt
 async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, runner: ChainRunner, capped: { workers: number; note?: string }): Promise<number> {
   const settings = loadCliSettings(io);
   const flags = flagsOf(raw, settings.settings);
-  const files = await expandSessionPaths(inputs, (file, why) => writeErr(io, `chainpress: note: skipped ${file}: ${why}`));
+  const files = await expandSessionPaths(inputs, (file, why) => writeErr(io, `chainpress: note: skipped ${file}: ${why}`), flags.followLinks);
   if (files.length === 0) throw new CliError(`${inputs.join(", ")}: no *.jsonl session files found`);
   if (flags.out !== undefined && files.length !== 1) throw new UsageError("--out takes exactly one session file");
   const started = performance.now();

@@ -10,15 +10,15 @@ import { searchJson, searchText } from "../../core/search-report.js";
 import { readArchivedOutput } from "../../main/archived-output.js";
 import { createChainRunner } from "../../main/chain-runner.js";
 import { searchArchive } from "../../main/search-archive.js";
-import { defaultWorkers } from "../options.js";
+import { defaultWorkers, type FollowLinksFlag } from "../options.js";
 import { writeErr, writeOut, type CliIo } from "../output.js";
 import { loadForReading } from "../read-model.js";
 
 /** Threads a search uses: what the machine has, at most two (reading spill files is most of it). */
 const SEARCH_WORKERS = 2;
 
-export async function runSearch(io: CliIo, file: string, request: Extract<QueryRequest, { kind: "search" }>, json: boolean): Promise<number> {
-  const model = await loadForReading(file, io);
+export async function runSearch(io: CliIo, file: string, request: Extract<QueryRequest, { kind: "search" }>, json: boolean, flags: FollowLinksFlag): Promise<number> {
+  const model = await loadForReading(file, io, flags);
   const runner = createChainRunner(Math.min(SEARCH_WORKERS, defaultWorkers()));
   try {
     const findings = await searchArchive(
@@ -33,8 +33,8 @@ export async function runSearch(io: CliIo, file: string, request: Extract<QueryR
   }
 }
 
-export async function runPage(io: CliIo, file: string, request: Extract<QueryRequest, { kind: "page" }>, json: boolean): Promise<number> {
-  const model = await loadForReading(file, io);
+export async function runPage(io: CliIo, file: string, request: Extract<QueryRequest, { kind: "page" }>, json: boolean, flags: FollowLinksFlag): Promise<number> {
+  const model = await loadForReading(file, io, flags);
   const read = await readArchivedOutput(model.state, request.ref, model.editedOutputs, model.blobDir);
   if (!read.ok) {
     writeErr(io, `chainpress: ${file}: ${read.message}`);

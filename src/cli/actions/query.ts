@@ -10,6 +10,7 @@ import type { ToolCallRecord } from "../../core/prune-types.js";
 import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, unavailableSpillBody, userTurnsByResult, type QueryMatch } from "../../core/query.js";
 import type { SpillReadResult } from "../../io/read-spill.js";
 import { readRecordText } from "../../main/archived-output.js";
+import type { FollowLinksFlag } from "../options.js";
 import { writeErr, writeOut, type CliIo } from "../output.js";
 import { loadForReading } from "../read-model.js";
 
@@ -22,8 +23,8 @@ interface Lookup {
   unavailable: Array<string | undefined>;
 }
 
-export async function runQuery(io: CliIo, file: string, refs: string[], raw: boolean): Promise<number> {
-  const model = await loadForReading(file, io);
+export async function runQuery(io: CliIo, file: string, refs: string[], raw: boolean, flags: FollowLinksFlag): Promise<number> {
+  const model = await loadForReading(file, io, flags);
   const hasher = await loadHasher();
   const problems: string[] = [];
   const lookups: Lookup[] = [];

@@ -3,13 +3,13 @@
 import { locateSpillFile } from "../../io/read-spill.js";
 import { renderContext } from "../../main/context-size.js";
 import { writeOut, type CliIo } from "../output.js";
-import type { ProtectionFlags } from "../options.js";
+import type { FollowLinksFlag, ProtectionFlags } from "../options.js";
 import { loadForReading, pruneOptionsOf } from "../read-model.js";
 import { loadCliSettings } from "../settings.js";
 import { transcriptBlock } from "../transcript.js";
 
-export async function runRender(io: CliIo, file: string, flags: ProtectionFlags & { text?: boolean }): Promise<number> {
-  const model = await loadForReading(file, io);
+export async function runRender(io: CliIo, file: string, flags: ProtectionFlags & FollowLinksFlag & { text?: boolean }): Promise<number> {
+  const model = await loadForReading(file, io, flags);
   const options = { ...pruneOptionsOf(flags, loadCliSettings(io).settings), spillPathOf: (stored: string) => locateSpillFile(stored, model.blobDir) };
   const messages = renderContext(model, options);
   const text = flags.text === true;

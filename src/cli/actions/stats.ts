@@ -3,17 +3,19 @@
 import { digitGroups } from "../../core/digit-groups.js";
 import { describeLiveOwner, liveSessionOwner } from "../../io/live-session-lock.js";
 import { bold, colorsEnabled, writeOut, type CliIo } from "../output.js";
-import type { ProtectionFlags } from "../options.js";
+import type { FollowLinksFlag, ProtectionFlags } from "../options.js";
 import { loadForReading, pruneOptionsOf } from "../read-model.js";
 import { loadCliSettings, settingsJson, settingsLine } from "../settings.js";
 import { sessionStats, type ChainStats, type SessionStats } from "../session-stats.js";
 import { formatSize, percentChange } from "../summary.js";
 
-export async function runStats(io: CliIo, file: string, flags: ProtectionFlags & { json?: boolean }): Promise<number> {
+export async function runStats(io: CliIo, file: string, flags: ProtectionFlags & FollowLinksFlag & { json?: boolean }): Promise<number> {
   const settings = loadCliSettings(io);
-  const stats = sessionStats(await loadForReading(file, io), pruneOptionsOf(flags, settings.settings));
+  const model = await loadForReading(file, io, flags);
+  const stats = sessionStats(model, pruneOptionsOf(flags, settings.settings));
   const json = flags.json === true;
-  const owner = liveSessionOwner(file);
+  // Beside the file, or beside the link pi may have opened it by.
+  const owner = liveSessionOwner(model.loaded.file) ?? (model.loaded.file === file ? null : liveSessionOwner(file));
   const openInPi = owner === null ? null : { pid: owner.pid, note: describeLiveOwner(owner) };
   const text = json
     ? JSON.stringify({ ...stats, openInPi, settings: settingsJson(settings) }, null, 2)

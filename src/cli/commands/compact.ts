@@ -2,11 +2,11 @@
 
 import type { Command } from "commander";
 import { DEFAULT_SPILL_PREVIEW_BYTES, DEFAULT_SPILL_THRESHOLD } from "../../core/defaults.js";
-import { addProtectionOptions, capWorkers, defaultWorkers, integerParser } from "../options.js";
+import { addFollowLinksOption, addProtectionOptions, capWorkers, defaultWorkers, integerParser, type FollowLinksFlag } from "../options.js";
 import type { CliIo } from "../output.js";
 import type { ExitState } from "../run-cli.js";
 
-export interface RawCompactOptions {
+export interface RawCompactOptions extends FollowLinksFlag {
   workers: number;
   dryRun?: boolean;
   out?: string;
@@ -33,6 +33,10 @@ Spill files go to <session folder>/<session id>-blobs/, as pi-condense puts them
 Refuses a session another chainpress holds, or one modified in the last 5 s (pi may be
 writing it) unless --force. A damaged session (incomplete last line, malformed line) is
 refused unless --repair, which first keeps a byte-exact <session>.bak copy.
+A session path that is a symbolic link is refused, even with --force, unless --follow-links:
+then the file it names is compacted by its real path (spill folder, lock and .bak beside it).
+In a folder, a *.jsonl link is skipped with a note unless --follow-links; linked sub-folders
+are not entered. Folders above a session may be links (a sessions folder on another disk).
 Exit status: 0 all sessions compacted, 1 some session failed, 2 usage error.`;
 
 export function registerCompact(program: Command, io: CliIo, exit: ExitState): void {
@@ -50,7 +54,8 @@ export function registerCompact(program: Command, io: CliIo, exit: ExitState): v
     .option("--no-open-chains", "leave a chain still open at the end of a session whole (default: archive its older outputs per the openChains settings)")
     .option("--json", "print only a JSON report on stdout")
     .option("--force", "ignore a recent modification time and overwrite existing --out / .bak files")
-    .option("--repair", "drop an incomplete last line or malformed lines, after copying the session to <session>.bak")
+    .option("--repair", "drop an incomplete last line or malformed lines, after copying the session to <session>.bak");
+  addFollowLinksOption(command)
     .addHelpText("after", EXAMPLES)
     .action(async (sessions: string[], raw: RawCompactOptions) => {
       // The pool's threads start first and boot while the compression machinery loads; both are

@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { parseQueryRequest } from "../../core/query-request.js";
 import { UsageError } from "../errors.js";
-import { integerParser } from "../options.js";
+import { addFollowLinksOption, FOLLOW_LINKS_READ_HELP, integerParser, type FollowLinksFlag } from "../options.js";
 import type { CliIo } from "../output.js";
 import type { ExitState } from "../run-cli.js";
 
@@ -25,7 +25,7 @@ Search: chainpress query s.jsonl --search "npm test" [--regex] [--case-sensitive
 first, as context_tree_query with "search" does. --json prints {"hits":[{"ref", "toolCallId",
 "toolName", "target", "blockId", "chars", "matches", "lines", ...}], "total", ...}.`;
 
-interface QueryFlags {
+interface QueryFlags extends FollowLinksFlag {
   raw?: boolean;
   json?: boolean;
   offset?: string;
@@ -38,7 +38,7 @@ interface QueryFlags {
 }
 
 export function registerQuery(program: Command, io: CliIo, exit: ExitState): void {
-  program
+  const command = program
     .command("query")
     .description("print archived original tool outputs (spill files verified), one page of one, or a search of them all")
     .argument("<session>", "session file (*.jsonl)")
@@ -51,8 +51,9 @@ export function registerQuery(program: Command, io: CliIo, exit: ExitState): voi
     .option("--tool <name...>", "search only calls of these tools")
     .option("--block <bN>", "search only this compressed chain")
     .option("--limit <n>", "most hits to print, best first (default 10, at most 50)", integerParser(1))
-    .option("--json", "print the page or the search as JSON")
-    .addHelpText("after", HELP_AFTER)
+    .option("--json", "print the page or the search as JSON");
+  addFollowLinksOption(command)
+    .addHelpText("after", HELP_AFTER + FOLLOW_LINKS_READ_HELP)
     .action(async (session: string, refs: string[], options: QueryFlags) => {
       exit.code = await dispatch(io, session, refs, options);
     });
@@ -71,8 +72,8 @@ async function dispatch(io: CliIo, session: string, refs: string[], options: Que
   });
   if (typeof request === "string") throw new UsageError(request);
   if (options.raw === true && request.kind !== "refs") throw new UsageError("--raw prints whole outputs by ref: it goes with neither --search, --offset nor --json");
-  if (request.kind === "search") return (await import("../actions/query-find.js")).runSearch(io, session, request, json);
-  if (request.kind === "page") return (await import("../actions/query-find.js")).runPage(io, session, request, json);
+  if (request.kind === "search") return (await import("../actions/query-find.js")).runSearch(io, session, request, json, options);
+  if (request.kind === "page") return (await import("../actions/query-find.js")).runPage(io, session, request, json, options);
   const { runQuery } = await import("../actions/query.js");
-  return runQuery(io, session, request.refs, options.raw === true);
+  return runQuery(io, session, request.refs, options.raw === true, options);
 }

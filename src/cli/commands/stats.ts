@@ -1,7 +1,7 @@
 /** `chainpress stats <session>`: the command line; the work is in actions/stats.ts. */
 
 import type { Command } from "commander";
-import { addProtectionOptions, type ProtectionFlags } from "../options.js";
+import { addFollowLinksOption, addProtectionOptions, FOLLOW_LINKS_READ_HELP, type FollowLinksFlag, type ProtectionFlags } from "../options.js";
 import type { CliIo } from "../output.js";
 import type { ExitState } from "../run-cli.js";
 
@@ -11,9 +11,9 @@ export function registerStats(program: Command, io: CliIo, exit: ExitState): voi
     .description("show chains (closed/interrupted/open), coverage, compression and context size before/after")
     .argument("<session>", "session file (*.jsonl)")
     .option("--json", "print the statistics as JSON");
-  addProtectionOptions(command)
-    .addHelpText("after", "\n\"before\" is the context without any compression; \"after\" is rendered with the session's\ncurrent compression. Tokens are estimated as characters / 4, as upstream does.")
-    .action(async (session: string, options: ProtectionFlags & { json?: boolean }) => {
+  addFollowLinksOption(addProtectionOptions(command))
+    .addHelpText("after", "\n\"before\" is the context without any compression; \"after\" is rendered with the session's\ncurrent compression. Tokens are estimated as characters / 4, as upstream does." + FOLLOW_LINKS_READ_HELP)
+    .action(async (session: string, options: ProtectionFlags & FollowLinksFlag & { json?: boolean }) => {
       const { runStats } = await import("../actions/stats.js");
       exit.code = await runStats(io, session, options);
     });
