@@ -41,9 +41,10 @@ interface CompactJson {
   stderr: string;
 }
 
-function compact(file: string): CompactJson {
+/** `workers`: "0" stages spill files on the main thread, "2" on a worker thread (the reason then crosses threads). */
+function compact(file: string, workers = "0"): CompactJson {
   settle(file);
-  const run = runCli(["compact", file, "--json", "--workers", "0"]);
+  const run = runCli(["compact", file, "--json", "--workers", workers]);
   const session = run.out.trim().startsWith("{") ? JSON.parse(run.out).sessions[0] : undefined;
   return { status: run.status, skipped: session?.report?.skipped?.chains ?? [], stderr: run.stderr };
 }
@@ -85,18 +86,20 @@ function listing(dir: string): Record<string, string> {
 }
 
 describe("writing: the blob folder is a real folder in the session's folder", () => {
-  it("a blob folder that is a symbolic link is not written through: the chains that spill fail as spill-refused", () => {
+  it.each(["0", "2"])("a blob folder that is a symbolic link is not written through, nor swept: the chains that spill fail as spill-refused (workers %s)", (workers) => {
     // Where the spill files would go: learnt from the same session compacted elsewhere.
     const names = fs.readdirSync(path.join(path.dirname(compacted(tempDir())), BLOBS));
     expect(names).toHaveLength(4);
     const elsewhere = tempDir();
     for (const name of names) fs.writeFileSync(path.join(elsewhere, name), "another file, not chainpress's\n");
+    // Named as a killed run's temporary spill file (a pid no process has): a sweep would remove it.
+    fs.writeFileSync(path.join(elsewhere, `.tmp-4194303-0-0123abcd-${names[0]}`), "not a leftover of this session\n");
     const before = listing(elsewhere);
 
     const dir = tempDir();
     const file = writeSmallSession(dir, "s.jsonl", SPILLING);
     fs.symlinkSync(elsewhere, path.join(dir, BLOBS));
-    const run = compact(file);
+    const run = compact(file, workers);
     expect(run.status).toBe(1);
     expect(run.skipped).toHaveLength(2);
     for (const skip of run.skipped) {

@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { atomicTempWriterPid } from "./atomic-write.js";
+import { lstatOrNothing } from "./regular-file.js";
 import { isAlive } from "./session-lock.js";
 import { spillTempWriterPid } from "./write-spill.js";
 
@@ -20,7 +21,8 @@ export function sweepLeftovers(sessionFile: string, blobDir: string | undefined)
     const pid = atomicTempWriterPid(name, sessionFile);
     if (pid !== undefined && !isAlive(pid)) removeFile(path.join(sessionDir, name), removed);
   }
-  if (blobDir !== undefined) {
+  // A blob folder that is a link is not swept: it names another folder (io/spill-folder.ts).
+  if (blobDir !== undefined && lstatOrNothing(blobDir)?.isDirectory() === true) {
     for (const name of namesIn(blobDir)) {
       const pid = spillTempWriterPid(name);
       if (pid !== undefined && !isAlive(pid)) removeFile(path.join(blobDir, name), removed);
