@@ -110,7 +110,7 @@ async function settleBatch(batch: readonly StagedSpill[]): Promise<void> {
   await allDone(batch.map((item) => placeSpill(item)));
 }
 
-/** Waits for every promise, then throws the first failure: what a failure then removes is no longer being renamed. */
+/** Waits for every promise, then throws the first failure: what a failure then removes is no longer being placed. */
 async function allDone(work: Array<Promise<void>>): Promise<void> {
   const failed = (await Promise.allSettled(work)).find((outcome) => outcome.status === "rejected");
   if (failed) throw failed.reason;
