@@ -8,7 +8,9 @@
  * its old place, and a record with nothing to verify its file against is shown as its preview.
  */
 
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -293,5 +295,46 @@ describe("reading: what cannot be verified or is not where it should be", () => 
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(`t1: refused output: blob folder ${path.join(dir, BLOBS)} is a symbolic link, not a folder; refused, nothing read`);
     expect(run.out).toContain("out 0 0 xxx");
+  });
+});
+
+/** A tmpfs of `size` at `dir`: needs root and CAP_SYS_ADMIN (as test/fault-injection.test.ts). */
+function mountTmpfs(dir: string, size: string): boolean {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
+  return spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0755`, "tmpfs", dir]).status === 0;
+}
+
+const probeDir = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-tmpfs-probe-"));
+const CAN_MOUNT = mountTmpfs(probeDir, "64k");
+if (CAN_MOUNT) spawnSync("umount", [probeDir]);
+fs.rmSync(probeDir, { recursive: true, force: true });
+
+describe.runIf(CAN_MOUNT)("the report's reason for a full disk (a real ENOSPC on a tiny tmpfs)", () => {
+  it("chains whose spill files do not fit are skipped as disk-full, not no-summary", () => {
+    const dir = tempDir();
+    expect(mountTmpfs(dir, "1m")).toBe(true);
+    try {
+      const file = writeSmallSession(dir, "s.jsonl", SPILLING);
+      // Room for the lock and the index entries, not for 280 KB of spill files.
+      const filler = path.join(dir, "filler.bin");
+      const fd = fs.openSync(filler, "w");
+      try {
+        for (;;) fs.writeSync(fd, Buffer.alloc(4096, 0x61));
+      } catch (error) {
+        expect((error as NodeJS.ErrnoException).code).toBe("ENOSPC");
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.truncateSync(filler, Math.max(0, fs.statSync(filler).size - 96 * 1024));
+      const run = compact(file);
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.skipped.length).toBeGreaterThan(0);
+      for (const skip of run.skipped) {
+        expect(skip.cause).toMatch(/ENOSPC|no space left/);
+        expect(skip.reason).toBe("disk-full");
+      }
+    } finally {
+      spawnSync("umount", [dir]);
+    }
   });
 });
