@@ -114,7 +114,7 @@ describe("searching a compacted session", () => {
     const inline = createChainRunner(0);
     const pool = createChainRunner(1);
     try {
-      const scope = { state: model.state, editedOutputs: new Map() };
+      const scope = { state: model.state, editedOutputs: new Map(), blobDir: model.blobDir };
       const request = { pattern: literal("UNIQUE-LINE"), limit: 10 };
       const onPool = await searchArchive({ ...scope, runner: pool }, request);
       expect(onPool.hits.length).toBeGreaterThan(1);
@@ -149,10 +149,10 @@ describe("searching a compacted session", () => {
     try {
       const started = performance.now();
       const pattern = checkPattern("(z+)+!", true) as SearchPattern;
-      await expect(searchArchive({ state: model.state, editedOutputs: new Map(), runner, deadlineMs: 400 }, { pattern, limit: 5 })).rejects.toBeInstanceOf(SearchDeadlineError);
+      await expect(searchArchive({ state: model.state, editedOutputs: new Map(), blobDir: model.blobDir, runner, deadlineMs: 400 }, { pattern, limit: 5 })).rejects.toBeInstanceOf(SearchDeadlineError);
       expect(performance.now() - started).toBeLessThan(5_000);
       // The pool still works afterwards.
-      const after = await searchArchive({ state: model.state, editedOutputs: new Map(), runner }, { pattern: literal("UNIQUE-LINE-GAMMA"), limit: 5 });
+      const after = await searchArchive({ state: model.state, editedOutputs: new Map(), blobDir: model.blobDir, runner }, { pattern: literal("UNIQUE-LINE-GAMMA"), limit: 5 });
       expect(after.hits.map((h) => h.ref)).toEqual(["t5"]);
     } finally {
       await runner.close();

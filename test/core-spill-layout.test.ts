@@ -4,7 +4,7 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadHasher, type Hasher } from "../src/core/digest.js";
-import { blobDirFor, sanitizeForFileName, spillFileName } from "../src/core/spill-layout.js";
+import { blobDirFor, confinedSpillName, sanitizeForFileName, spillFileName } from "../src/core/spill-layout.js";
 
 let hasher: Hasher;
 beforeAll(async () => {
@@ -85,5 +85,39 @@ describe("spillFileName", () => {
     // Both sanitise to the same underscores; the hash keeps them apart.
     expect(sanitizeForFileName("日本")).toBe(sanitizeForFileName("中国"));
     expect(spillFileName(hasher, "日本@1")).not.toBe(spillFileName(hasher, "中国@1"));
+  });
+});
+
+describe("confinedSpillName", () => {
+  const blobs = `${SESSION_ID}-blobs`;
+  const name = "call_0_1150.0123456789abcdef.txt";
+
+  it("names the file of a path written into a blob folder of the session's name, wherever that folder was", () => {
+    expect(confinedSpillName(`${SESSION_DIR}/${blobs}/${name}`, blobs)).toBe(name);
+    expect(confinedSpillName(`/elsewhere/moved/${blobs}/${name}`, blobs)).toBe(name);
+    expect(confinedSpillName(`${blobs}/${name}`, blobs)).toBe(name);
+    // pi-condense's own names: the sanitised key and .txt.
+    expect(confinedSpillName(`${SESSION_DIR}/${blobs}/call_0_1150.txt`, blobs)).toBe("call_0_1150.txt");
+  });
+
+  it("refuses any other folder, a climbing or unnormalised path, and hidden or empty names", () => {
+    for (const stored of [
+      "/etc/passwd",
+      `${SESSION_DIR}/other-blobs/${name}`,
+      `${SESSION_DIR}/${blobs}/../${name}`,
+      `${SESSION_DIR}/${blobs}/../${blobs}/${name}`,
+      `../${blobs}/${name}`,
+      `${SESSION_DIR}/${blobs}/./${name}`,
+      `${SESSION_DIR}//${blobs}/${name}`,
+      `${SESSION_DIR}/${blobs}/${name}/`,
+      `${SESSION_DIR}/${blobs}/`,
+      `${SESSION_DIR}/${blobs}/..`,
+      `${SESSION_DIR}/${blobs}/.tmp-1-0-00000000-${name}`,
+      `${SESSION_DIR}/${blobs}/a\0b`,
+      name,
+      "",
+    ]) {
+      expect(confinedSpillName(stored, blobs), JSON.stringify(stored)).toBeUndefined();
+    }
   });
 });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadHasher } from "../src/core/digest.js";
 import { occurrenceKey } from "../src/core/occurrence-key.js";
 import { spillFileName } from "../src/core/spill-layout.js";
+import type { SkipReason } from "../src/core/prune-types.js";
 import { readSession } from "../src/io/read-session.js";
 import { loadSessionModel } from "../src/main/session-model.js";
 import { jsonLines, removeTempDirs, settle, sha256, tempDir } from "./helpers/cli-harness.js";
@@ -95,6 +96,8 @@ interface InProcessFault {
   /** Chains (0-based, in order) that must be skipped, with a cause matching `cause`. */
   failed: number[];
   cause: RegExp;
+  /** The report's skip reason of those chains (`no-summary` when the failure is not one of I/O). */
+  reason: SkipReason;
   /** A failed fsync leaves entries on disk that memory did not adopt. */
   memoryExact?: boolean;
   setup?: (file: string, dir: string) => Promise<void> | void;
@@ -121,6 +124,7 @@ const IN_PROCESS: InProcessFault[] = [
     threshold: 2000,
     failed: [2],
     cause: /worker failed: injected fault/,
+    reason: "no-summary",
     options: (starts) => ({ faultFor: (chain) => (chain.startUserTimestamp === starts[2] ? "throw" : undefined) }),
   },
   {
@@ -128,6 +132,7 @@ const IN_PROCESS: InProcessFault[] = [
     threshold: 2000,
     failed: [3],
     cause: /worker failed/,
+    reason: "no-summary",
     options: (starts) => ({ workers: 1, faultFor: (chain) => (chain.startUserTimestamp === starts[3] ? "exit" : undefined) }),
   },
   {
@@ -135,6 +140,7 @@ const IN_PROCESS: InProcessFault[] = [
     threshold: 2000,
     failed: [3],
     cause: /worker failed: .*spill file is a directory, not a regular file/,
+    reason: "spill-refused",
     setup: (file, dir) => blockSpill(dir, "call_3_multi", file),
     undo: (_file, dir) => {
       for (const name of fs.readdirSync(path.join(dir, BLOBS))) {
@@ -143,10 +149,11 @@ const IN_PROCESS: InProcessFault[] = [
     },
   },
   {
-    name: "the spill folder path is a regular file (EEXIST/ENOTDIR): only the chains that spill fail",
+    name: "the spill folder path is a regular file (refused, nothing written through it): only the chains that spill fail",
     threshold: 3000,
     failed: [6, 7],
-    cause: /worker failed: .*(EEXIST|ENOTDIR)/,
+    cause: /worker failed: .*spill folder is a regular file, not a folder/,
+    reason: "spill-refused",
     setup: (_file, dir) => fs.writeFileSync(path.join(dir, BLOBS), "not a folder"),
     undo: (_file, dir) => fs.rmSync(path.join(dir, BLOBS)),
   },
@@ -155,6 +162,7 @@ const IN_PROCESS: InProcessFault[] = [
     threshold: 2000,
     failed: [1],
     cause: /index append failed: injected/,
+    reason: "no-summary",
     options: () => ({ wrapAppend: failAppendNth("context-prune-index", 2) }),
   },
   {
@@ -162,6 +170,7 @@ const IN_PROCESS: InProcessFault[] = [
     threshold: 2000,
     failed: [3],
     cause: /chain entry not written: injected/,
+    reason: "no-summary",
     options: () => ({ wrapAppend: failAppendNth("context-prune-chain", 4) }),
   },
   {
@@ -169,6 +178,7 @@ const IN_PROCESS: InProcessFault[] = [
     threshold: 2000,
     failed: [0, 1, 2, 3, 4, 5, 6, 7],
     cause: /index entry not durable: injected fsync failure/,
+    reason: "no-summary",
     memoryExact: false,
     options: () => ({ wrapSync: failSyncNth(1) }),
   },
@@ -177,6 +187,7 @@ const IN_PROCESS: InProcessFault[] = [
     threshold: 2000,
     failed: [0, 1, 2, 3, 4, 5, 6, 7],
     cause: /chain entry not durable: injected fsync failure/,
+    reason: "no-summary",
     memoryExact: false,
     options: () => ({ wrapSync: failSyncNth(2) }),
   },
@@ -191,10 +202,12 @@ describe("faults inside one compaction (in-process, real files)", () => {
     addFigure("faultsInjected", 1, fault.name);
 
     // The failed chains, and only they, are reported skipped, each with its cause.
-    const skipped = run.result.skipped.filter((s) => s.reason === "no-summary");
+    const skipped = run.result.skipped.filter((s) => s.reason !== "already-compressed");
     const causes = JSON.stringify(skipped.map((s) => s.cause));
     expect(skipped.map((s) => starts.indexOf(s.startUserTimestamp)).sort(), causes).toEqual(fault.failed);
     for (const skip of skipped) expect(skip.cause).toMatch(fault.cause);
+    // The reason says what happened, from the error's type, not its text.
+    for (const skip of skipped) expect(skip.reason, skip.cause).toBe(fault.reason);
     expect(run.result.compressedEntries.map((e) => starts.indexOf(e.startUserTimestamp))).toEqual(starts.map((_, i) => i).filter((i) => !fault.failed.includes(i)));
     for (const i of fault.failed) expect(run.model.state.isCompressed(starts[i]!)).toBe(false);
     await expectConsistentAfterFault(file, fault.memoryExact ?? true, run.model.state);
@@ -266,7 +279,7 @@ interface DiskFullOutcome {
 }
 
 /** A run that hit a full disk: report and file agree, nothing torn, and the next run heals. */
-async function expectDiskFullHandled(file: string, run: { status: number | null; out: string; stderr: string }, cause: RegExp): Promise<DiskFullOutcome> {
+async function expectDiskFullHandled(file: string, run: { status: number | null; out: string; stderr: string }, cause: RegExp, reason: SkipReason): Promise<DiskFullOutcome> {
   expect(run.stderr).not.toMatch(/\n\s+at /);
   expect([0, 1]).toContain(run.status);
   const before = finalState(file);
@@ -280,7 +293,9 @@ async function expectDiskFullHandled(file: string, run: { status: number | null;
       expect(session.report.compressed).toHaveLength(compressedStarts.length);
       for (const skip of session.report.skipped.chains) {
         expect(compressedStarts).not.toContain(skip.startUserTimestamp);
-        if (skip.reason === "no-summary") expect(skip.cause).toMatch(cause);
+        if (skip.reason === "already-compressed") continue;
+        expect(skip.cause).toMatch(cause);
+        expect(skip.reason, skip.cause).toBe(reason);
       }
       expect(run.status).toBe(failedChains > 0 ? 1 : 0);
     } else {
@@ -323,7 +338,7 @@ describe("disk full: a file-size limit (EFBIG part-way through a write)", () => 
       const { file } = newSession();
       const run = compactLimited(file, limit);
       addFigure("faultsInjected", 1, "EFBIG (ulimit -f)");
-      const { failedChains } = await expectDiskFullHandled(file, run, /EFBIG|file too large/);
+      const { failedChains } = await expectDiskFullHandled(file, run, /EFBIG|file too large/, "write-failed");
       if (failedChains > 0 && failedChains < CHAINS) partial++;
       await expectHeals(file, 2000);
     }
@@ -376,7 +391,7 @@ describe.runIf(TMPFS)("disk full: a tiny tmpfs (real ENOSPC)", () => {
         fillTo(mountDir, free);
         const run = compact(file);
         addFigure("faultsInjected", 1, "ENOSPC (tmpfs)");
-        const { failedChains } = await expectDiskFullHandled(file, run, /ENOSPC|no space left/);
+        const { failedChains } = await expectDiskFullHandled(file, run, /ENOSPC|no space left/, "disk-full");
         if (failedChains > 0 && failedChains < CHAINS) partial++;
         fs.rmSync(path.join(mountDir, "filler.bin"));
         await expectHeals(file, 2000);

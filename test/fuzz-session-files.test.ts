@@ -520,7 +520,7 @@ async function checkCase(input: { bytes: Buffer; sessionId: string }): Promise<v
   for (const [key, record] of model.state.records) {
     if (keysBefore?.has(key)) continue;
     if (record.spillPath !== undefined) expect(path.dirname(record.spillPath), "spill file inside the blob folder").toBe(blobDir);
-    const body = await resolveRecordBody(record, hasher);
+    const body = await resolveRecordBody(record, hasher, blobDir);
     if (!body.ok) expect.fail(`${key}: archived body unreadable: ${body.detail}`);
     const candidates = originals.get(key) ?? [];
     expect(candidates, `${JSON.stringify(key)}: recovered body equals the original output`).toContain(body.text);

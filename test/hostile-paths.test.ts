@@ -175,7 +175,14 @@ describe("reading a spill file is bounded", () => {
     hasher = await loadHasher();
   });
 
-  const record = (spillPath: string, spillBytes?: number) => spillRecord(spillPath, spillBytes === undefined ? {} : { spillBytes });
+  // A digest, so that the file is what decides (a record without one is never read).
+  const record = (spillPath: string, spillBytes?: number) => spillRecord(spillPath, { spillDigest: "xxh64:0000000000000000", ...(spillBytes === undefined ? {} : { spillBytes }) });
+  /** A session's blob folder, where spill files are read. */
+  const blobFolder = (): string => {
+    const blobs = path.join(tempDir(), "s-blobs");
+    fs.mkdirSync(blobs);
+    return blobs;
+  };
 
   async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
     const started = performance.now();
@@ -184,33 +191,36 @@ describe("reading a spill file is bounded", () => {
   }
 
   it("a FIFO is refused without blocking, even with no writer", async () => {
-    const fifo = mkfifo(path.join(tempDir(), "blob.txt"));
-    const { value, ms } = await timed(() => readSpilledBody(record(fifo, 10), hasher));
+    const blobs = blobFolder();
+    const fifo = mkfifo(path.join(blobs, "blob.txt"));
+    const { value, ms } = await timed(() => readSpilledBody(record(fifo, 10), hasher, blobs));
     expect(value).toEqual({ ok: false, reason: "unreadable", detail: `spill file ${fifo} is a FIFO, not a regular file` });
     expect(ms).toBeLessThan(1000);
   });
 
   it("/dev/zero is refused without reading it, with or without a recorded length", async () => {
+    const blobs = blobFolder();
     for (const spillBytes of [10, undefined]) {
-      const { value, ms } = await timed(() => readSpilledBody(record("/dev/zero", spillBytes), hasher));
-      expect(value).toMatchObject({ ok: false, reason: "unreadable", detail: "spill file /dev/zero is a character device, not a regular file" });
+      const { value, ms } = await timed(() => readSpilledBody(record("/dev/zero", spillBytes), hasher, blobs));
+      expect(value).toMatchObject({ ok: false, reason: "refused", detail: 'record call_1@1: spill path "/dev/zero" is not a file of the session\'s blob folder s-blobs; refused, nothing read' });
       expect(ms).toBeLessThan(1000);
     }
   });
 
   it("a symbolic link at the spill path is not followed", async () => {
-    const dir = tempDir();
+    const dir = blobFolder();
     fs.writeFileSync(path.join(dir, "real.txt"), "0123456789");
     const link = path.join(dir, "blob.txt");
     fs.symlinkSync(path.join(dir, "real.txt"), link);
-    expect(await readSpilledBody(record(link, 10), hasher)).toMatchObject({ ok: false, reason: "unreadable", detail: `spill file ${link} is a symbolic link, not a regular file` });
+    expect(await readSpilledBody(record(link, 10), hasher, dir)).toMatchObject({ ok: false, reason: "unreadable", detail: `spill file ${link} is a symbolic link, not a regular file` });
   });
 
   it("a file larger than its record is damaged, found without reading it all", async () => {
-    const file = path.join(tempDir(), "blob.txt");
+    const blobs = blobFolder();
+    const file = path.join(blobs, "blob.txt");
     fs.writeFileSync(file, "x".repeat(1000));
     fs.truncateSync(file, 8 * 1024 * 1024 * 1024); // sparse: 8 GiB that take no disk
-    const { value, ms } = await timed(() => readSpilledBody(record(file, 1000), hasher));
+    const { value, ms } = await timed(() => readSpilledBody(record(file, 1000), hasher, blobs));
     expect(value).toMatchObject({ ok: false, reason: "corrupt", detail: `spill file ${file} has ${8 * 1024 * 1024 * 1024} bytes, expected 1000` });
     expect(ms).toBeLessThan(1000);
   });

@@ -54,11 +54,29 @@ describe("spill files, staged then settled", () => {
     for (const [i, item] of staged.entries()) if (i !== 2 && fs.existsSync(item.finalPath)) expect(fs.readFileSync(item.finalPath)).toEqual(written[i]!.bytes);
   });
 
+  it("a final name already holding the same bytes is kept (a rerun after a crash); other bytes are never replaced", async () => {
+    const spill = target();
+    const written = files(2);
+    await settleSpillFiles(spill, stageSpillFiles(spill, written));
+    const placed = fs.statSync(path.join(spill.blobDir, "out0.txt"));
+    await settleSpillFiles(spill, stageSpillFiles(spill, written));
+    expect(fs.readdirSync(spill.blobDir).sort()).toEqual(["out0.txt", "out1.txt"]);
+    expect(fs.statSync(path.join(spill.blobDir, "out0.txt")).ino).toBe(placed.ino);
+
+    const other = [{ fileName: "out1.txt", bytes: Buffer.from("another output of the same name") }];
+    await expect(settleSpillFiles(spill, stageSpillFiles(spill, other))).rejects.toMatchObject({
+      reason: "spill-refused",
+      message: expect.stringMatching(/out1\.txt already holds another output; .*a second session with the same id in this folder/),
+    });
+    expect(fs.readdirSync(spill.blobDir).sort()).toEqual(["out0.txt", "out1.txt"]);
+    expect(fs.readFileSync(path.join(spill.blobDir, "out1.txt"))).toEqual(written[1]!.bytes);
+  });
+
   it("a stage that fails leaves nothing; discarded files are removed, and discarding twice is harmless", () => {
     const spill = target();
     fs.mkdirSync(path.dirname(spill.blobDir), { recursive: true });
     fs.writeFileSync(spill.blobDir, "a file where the folder goes");
-    expect(() => stageSpillFiles(spill, files(2))).toThrow(/EEXIST|ENOTDIR/);
+    expect(() => stageSpillFiles(spill, files(2))).toThrow(`${spill.blobDir}: spill folder is a regular file, not a folder; chainpress writes nothing through it and leaves it as it is`);
 
     const other = target();
     const staged = stageSpillFiles(other, files(3));

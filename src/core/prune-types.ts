@@ -104,8 +104,12 @@ export interface DiagnosticReport extends DiagnosticEntryData {
   dedupKey: string;
 }
 
-/** Why an eligible (or closed) chain was not compressed in a pass. */
-export type SkipReason = "no-summary" | "already-compressed";
+/**
+ * Why an eligible (or closed) chain was not compressed in a pass: upstream's two reasons, and chainpress's for a chain whose archive could not be written:
+ * `spill-refused` (a link, a non-folder or another output where its spill file goes), `disk-full`
+ * (ENOSPC or quota), `write-failed` (any other I/O error). Other failures keep `no-summary`.
+ */
+export type SkipReason = "no-summary" | "already-compressed" | "spill-refused" | "disk-full" | "write-failed";
 
 export interface ChainSkip {
   startUserTimestamp: number;

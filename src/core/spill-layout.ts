@@ -25,10 +25,23 @@ export function spillFileName(hasher: Hasher, occurrenceKey: string): string {
 }
 
 /**
- * Where a spill file is after its session folder moved (the `<id>-blobs/` folder moves with it):
- * the same file name in the session's current blob folder. Records keep the absolute path they
- * were written with, so this is the only way to find the file again.
+ * The file name a record's `spillPath` names inside a blob folder called `blobDirName`, or
+ * undefined when the path names anything else. Writers (chainpress, pi-condense) record
+ * `<session folder>/<blobDirName>/<name>`, absolute and normalised, wherever the session then
+ * lived: only the last two components are trusted, and the file is then looked for by name in
+ * the session's blob folder as it is now. A path with `.` or `..` components, a parent folder of
+ * another name, or a hidden name (a temporary file) is refused.
  */
-export function relocatedSpillPath(storedPath: string, blobDir: string): string {
-  return path.join(blobDir, path.basename(storedPath));
+export function confinedSpillName(storedPath: string, blobDirName: string): string | undefined {
+  const parts = storedPath.split(path.sep);
+  if (parts.length < 2 || parts.some((part) => part === "." || part === "..")) return undefined;
+  if (path.normalize(storedPath) !== storedPath) return undefined;
+  const name = parts[parts.length - 1]!;
+  if (parts[parts.length - 2] !== blobDirName || !isPlainFileName(name)) return undefined;
+  return name;
+}
+
+/** A name a spill writer could have made: no separator, no NUL, not hidden, not empty. */
+function isPlainFileName(name: string): boolean {
+  return name.length > 0 && !name.startsWith(".") && !name.includes("\0");
 }

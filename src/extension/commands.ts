@@ -106,9 +106,10 @@ export function compactNotice(result: CompressEligibleResult): string {
     const tokens = Math.ceil(Math.max(0, result.stats.archivedChars - bodies) / CHARS_PER_TOKEN);
     return `pruner: compacted ${ids.length} chain${ids.length === 1 ? "" : "s"} (${ids.join(", ")}), reclaimed ~${tokens} tokens`;
   }
-  const skipped = result.skipped.filter((skip) => skip.reason === "no-summary");
+  // Every chain something kept from being compressed; an already compressed one is no news.
+  const skipped = result.skipped.filter((skip) => skip.reason !== "already-compressed");
   if (skipped.length === 0) return "pruner: no chains eligible for compaction";
-  const causes = [...new Set(skipped.map((skip) => skip.cause ?? "no-summary"))].join("; ");
+  const causes = [...new Set(skipped.map((skip) => skip.cause ?? skip.reason))].join("; ");
   return `pruner: no chains eligible for compaction (${skipped.length} skipped \u2014 ${causes})`;
 }
 

@@ -34,7 +34,7 @@ export function renderContext(runtime: Chainpress, messages: AgentMessage[], ses
   if (!settings.enabled) return messages;
   // Stubs name where each spill file is now, so a moved session still points at real files.
   const blobDir = blobDirOf(sessionManager);
-  const spillPathOf = (stored: string): string => locateSpillFile(stored, blobDir);
+  const spillPathOf = (stored: string): string | undefined => locateSpillFile(stored, blobDir);
   const editedOutputs = holder.edits.editedOutputs(sessionManager);
   const result = pruneMessages(messages, holder.state, { ...pruneOptions(runtime), spillPathOf, editedOutputs });
   // Not awaited: the LLM call must not wait for a diagnostic write.

@@ -54,7 +54,7 @@ export function registerQueryTool(runtime: Chainpress, pi: ExtensionAPI): void {
     execute: async (_toolCallId, params, _signal, _onUpdate, ctx) => {
       const request = parseQueryRequest(params);
       if (typeof request === "string") throw new Error(request);
-      const scope = { state: runtime.holder.state, blobDir: ctx ? blobDirOf(ctx.sessionManager) : undefined, edited: ctx ? runtime.holder.edits.editedOutputs(ctx.sessionManager) : new Map<string, EditedOutput>() };
+      const scope = { state: runtime.holder.state, blobDir: ctx ? blobDirOf(ctx.sessionManager) : runtime.holder.blobDir, edited: ctx ? runtime.holder.edits.editedOutputs(ctx.sessionManager) : new Map<string, EditedOutput>() };
       if (request.kind === "refs") return queryArchive(scope.state, request.refs, scope.blobDir, scope.edited);
       if (request.kind === "page") return queryPage(scope.state, request.ref, request.from, scope.blobDir, scope.edited);
       return querySearch(runtime, scope, request);
@@ -74,14 +74,14 @@ export async function queryPage(state: PruneState, ref: string, from: PagePlace,
 /** A search of the archive on the worker pool, within its deadline. */
 async function querySearch(runtime: Chainpress, scope: { state: PruneState; blobDir: string | undefined; edited: ReadonlyMap<string, EditedOutput> }, request: Extract<QueryRequest, { kind: "search" }>): Promise<AgentToolResult<QueryDetails>> {
   const findings = await searchArchive(
-    { state: scope.state, editedOutputs: scope.edited, runner: runtime.runner.get(), ...(scope.blobDir === undefined ? {} : { blobDir: scope.blobDir }) },
+    { state: scope.state, editedOutputs: scope.edited, runner: runtime.runner.get(), blobDir: scope.blobDir },
     { pattern: request.pattern, limit: request.limit, ...(request.toolNames ? { toolNames: request.toolNames } : {}), ...(request.blockId ? { blockId: request.blockId } : {}) },
   );
   return { content: [{ type: "text", text: searchText(request.pattern, findings) }], details: { search: searchJson(findings) } };
 }
 
 /** The tool's result for a list of refs; throws when any ref is unknown. An output a context edit changed is returned as edited. */
-export async function queryArchive(state: PruneState, inputs: readonly string[], blobDir?: string, edited: ReadonlyMap<string, EditedOutput> = new Map()): Promise<AgentToolResult<QueryDetails>> {
+export async function queryArchive(state: PruneState, inputs: readonly string[], blobDir: string | undefined, edited: ReadonlyMap<string, EditedOutput> = new Map()): Promise<AgentToolResult<QueryDetails>> {
   const found = inputs.map((input) => ({ input, matches: findRecords(state, input) }));
   const unknown = found.filter((item) => item.matches.length === 0).map((item) => item.input);
   if (unknown.length > 0) {

@@ -5,9 +5,9 @@
  */
 
 export type CrashPoint =
-  /** write-spill.ts: a spill file's temp copy is complete and fsynced, not yet renamed. */
+  /** write-spill.ts: a spill file's temp copy is complete and fsynced, not yet under its final name. */
   | "spill-written"
-  /** write-spill.ts: a spill file was renamed to its final name (folder not yet fsynced). */
+  /** write-spill.ts: a spill file is under its final name, its temporary name gone (folder not yet fsynced). */
   | "spill-renamed"
   /** append-session.ts: half of an index line is written and fsynced; the process dies there. */
   | "index-append-partial"

@@ -1,18 +1,22 @@
 /**
- * Reading a spilled tool output back (reference §5 "Recovery"): the file at the record's
- * persisted `spillPath`, or, when nothing is there and the caller names the session's current
- * blob folder, the file of the same name in it (the session folder was moved), checked in
- * either case against what was recorded when it was written. Failures are returned as values, not thrown: a missing or damaged spill file is an
- * expected condition the query tool reports, not a crash.
+ * Reading a spilled tool output back (reference §5 "Recovery"). A spill file is read only inside
+ * the session's own blob folder as it is now, looked up by the file name its record names
+ * (core/spill-layout.ts `confinedSpillName`): the recorded path itself is never opened, so a
+ * forged or stale record (a moved session's old place) cannot make chainpress read any other
+ * file. The bytes are checked against what was recorded when they were written; a record with
+ * nothing to check them against is not trusted past its preview. Failures are returned as values,
+ * not thrown: a missing, refused or damaged spill file is an expected condition the query tool
+ * reports, not a crash.
  */
 
 import { constants as bufferConstants } from "node:buffer";
-import { existsSync } from "node:fs";
+import fs from "node:fs";
+import path from "node:path";
 import { contentHash } from "../core/content-hash.js";
 import { digestMatches, type Hasher } from "../core/digest.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
-import { relocatedSpillPath } from "../core/spill-layout.js";
-import { NotRegularFileError, openRegularForReadingAsync, readAtMostAsync } from "./regular-file.js";
+import { confinedSpillName } from "../core/spill-layout.js";
+import { kindOf, NotRegularFileError, openRegularForReadingAsync, readAtMostAsync, sameFile } from "./regular-file.js";
 
 /** Why a spilled body could not be returned. */
 export type SpillFailureReason =
@@ -21,11 +25,20 @@ export type SpillFailureReason =
   /** The file exists but its bytes differ from the recorded length, digest, or are not UTF-8. */
   | "corrupt"
   /** The file exists but could not be read (permissions, not a regular file, I/O error). */
-  | "unreadable";
+  | "unreadable"
+  /** The record names a place outside the session's blob folder, or the blob folder is not a real folder: nothing was read. */
+  | "refused"
+  /** The record carries neither `spillDigest` nor `contentHash`: no file could be told to be its output. */
+  | "unverifiable";
 
-export type SpillReadResult =
-  | { ok: true; /** The full output. */ text: string }
-  | { ok: false; reason: SpillFailureReason; /** Human-readable cause, naming the path. */ detail: string };
+export interface SpillFailure {
+  ok: false;
+  reason: SpillFailureReason;
+  /** Human-readable cause, naming the path or the record. */
+  detail: string;
+}
+
+export type SpillReadResult = { ok: true; /** The full output. */ text: string } | SpillFailure;
 
 // fatal: a damaged file must not decode to U+FFFD silently; ignoreBOM: keep a leading U+FEFF
 // that was part of the output.
@@ -94,33 +107,75 @@ async function readAt(record: ToolCallRecord, path: string, hasher: Hasher): Pro
   return verify(record, path, bytes, hasher);
 }
 
+/** How a record is named in a refusal: its call id and, when it has one, its result's time. */
+function recordName(record: ToolCallRecord): string {
+  return record.resultTimestamp === undefined ? `record ${record.toolCallId}` : `record ${record.toolCallId}@${record.resultTimestamp}`;
+}
+
 /**
- * The verified full output of a spilled record. `blobDir`, the session's blob folder as it is
- * now, is searched by file name when the stored path holds nothing; the digest still decides.
+ * Where a record's spill file is: `<blobDir>/<name>`, or why it is not looked for. `blobDir` is
+ * the session's blob folder as it is now; undefined when the session has no file (nothing then
+ * can be read).
  */
-export async function readSpilledBody(record: ToolCallRecord, hasher: Hasher, blobDir?: string): Promise<SpillReadResult> {
-  const path = record.spillPath;
-  if (!path) return failure("missing", `record ${record.toolCallId} has no spill path`);
-  const stored = await readAt(record, path, hasher);
-  if (stored.ok || stored.reason !== "missing" || blobDir === undefined) return stored;
-  const moved = relocatedSpillPath(path, blobDir);
-  if (moved === path) return stored;
-  const found = await readAt(record, moved, hasher);
-  return found.ok || found.reason !== "missing" ? found : failure("missing", `spill file not found: ${path} (nor ${moved})`);
+export function confinedSpillFile(record: ToolCallRecord, blobDir: string | undefined): { ok: true; file: string } | SpillFailure {
+  const stored = record.spillPath;
+  if (!stored) return { ok: false, reason: "missing", detail: `${recordName(record)} has no spill path` };
+  if (blobDir === undefined) return { ok: false, reason: "refused", detail: `${recordName(record)}: the session has no folder, so its spill file ${JSON.stringify(stored)} is not read` };
+  const name = confinedSpillName(stored, path.basename(blobDir));
+  if (name === undefined) {
+    return { ok: false, reason: "refused", detail: `${recordName(record)}: spill path ${JSON.stringify(stored)} is not a file of the session's blob folder ${path.basename(blobDir)}; refused, nothing read` };
+  }
+  return { ok: true, file: path.join(blobDir, name) };
+}
+
+/** The blob folder must be a real folder, not a link to one elsewhere; undefined when it is, a failure otherwise. */
+async function blobDirProblem(blobDir: string, file: string): Promise<SpillReadResult | undefined> {
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.lstat(blobDir);
+  } catch (error) {
+    return readFailure(file, error);
+  }
+  if (stat.isDirectory()) return undefined;
+  return failure("refused", `blob folder ${blobDir} is ${kindOf(stat)}, not a folder; refused, nothing read`);
+}
+
+/**
+ * The verified full output of a spilled record, read from the session's blob folder as it is now
+ * (`blobDir`, required: see confinedSpillFile), whatever folder the record names.
+ */
+export async function readSpilledBody(record: ToolCallRecord, hasher: Hasher, blobDir: string | undefined): Promise<SpillReadResult> {
+  const place = confinedSpillFile(record, blobDir);
+  if (!place.ok) return place;
+  if (record.spillDigest === undefined && record.contentHash === undefined) {
+    return failure("unverifiable", `${recordName(record)} carries no digest nor content hash, so no file can be told to be its output; not read`);
+  }
+  const problem = await blobDirProblem(blobDir!, place.file);
+  return problem ?? readAt(record, place.file, hasher);
 }
 
 /** The full output of any record: inline text, or the verified spill file (see readSpilledBody). */
-export async function resolveRecordBody(record: ToolCallRecord, hasher: Hasher, blobDir?: string): Promise<SpillReadResult> {
+export async function resolveRecordBody(record: ToolCallRecord, hasher: Hasher, blobDir: string | undefined): Promise<SpillReadResult> {
   if (!record.spillPath) return { ok: true, text: record.resultText };
   return readSpilledBody(record, hasher, blobDir);
 }
 
 /**
- * The path a stub should show for a spilled record: the stored one while it exists, else the
- * moved file in `blobDir` when that exists, else the stored one (the query then says it is gone).
+ * The path a stub should show for a spilled record: the recorded one when it is the file in the
+ * session's blob folder (always so for a session that was not moved), else that file's path now;
+ * undefined for a path that is refused (see confinedSpillFile), so that no stub names it. The
+ * recorded place is compared by identity only, never read.
  */
-export function locateSpillFile(storedPath: string, blobDir: string | undefined): string {
-  if (blobDir === undefined || existsSync(storedPath)) return storedPath;
-  const moved = relocatedSpillPath(storedPath, blobDir);
-  return existsSync(moved) ? moved : storedPath;
+export function locateSpillFile(storedPath: string, blobDir: string | undefined): string | undefined {
+  if (blobDir === undefined) return storedPath;
+  const name = confinedSpillName(storedPath, path.basename(blobDir));
+  if (name === undefined) return undefined;
+  const file = path.join(blobDir, name);
+  return file === storedPath || sameExistingFile(storedPath, file) ? storedPath : file;
+}
+
+function sameExistingFile(a: string, b: string): boolean {
+  const first = fs.statSync(a, { throwIfNoEntry: false });
+  const second = first && fs.lstatSync(b, { throwIfNoEntry: false });
+  return first !== undefined && second !== undefined && second.isFile() && sameFile(first, second);
 }

@@ -23,18 +23,14 @@ export function sweepLeftovers(sessionFile: string, blobDir: string | undefined)
     const pid = atomicTempWriterPid(name, sessionFile);
     if (pid !== undefined && !isAlive(pid)) removeFile(path.join(sessionDir, name), removed);
   }
-  if (blobDir !== undefined && isRealFolderOrNothing(blobDir)) {
+  // A blob folder that is a link is not swept: it names another folder (io/spill-folder.ts).
+  if (blobDir !== undefined && lstatOrNothing(blobDir)?.isDirectory() === true) {
     for (const name of namesIn(blobDir)) {
       const pid = spillTempWriterPid(name);
       if (pid !== undefined && !isAlive(pid)) removeFile(path.join(blobDir, name), removed);
     }
   }
   return removed;
-}
-
-function isRealFolderOrNothing(dir: string): boolean {
-  const stat = lstatOrNothing(dir);
-  return stat === undefined || stat.isDirectory();
 }
 
 function namesIn(dir: string): string[] {

@@ -13,7 +13,7 @@ import { resolveRecordBody, type SpillReadResult } from "../io/read-spill.js";
 
 export type OutputRead = { ok: true; match: QueryMatch; text: string } | { ok: false; message: string };
 
-export async function readArchivedOutput(state: PruneState, ref: string, edited: ReadonlyMap<string, EditedOutput>, blobDir?: string): Promise<OutputRead> {
+export async function readArchivedOutput(state: PruneState, ref: string, edited: ReadonlyMap<string, EditedOutput>, blobDir: string | undefined): Promise<OutputRead> {
   const matches = findRecords(state, ref);
   if (matches.length === 0) return { ok: false, message: `unknown ref: ${ref} (not found in the archive \u2014 may not have been compressed yet)` };
   if (matches.length > 1) return { ok: false, message: `${ref} names ${matches.length} outputs; page one of them: ${matches.map((m) => m.label).join(", ")}` };
@@ -23,7 +23,7 @@ export async function readArchivedOutput(state: PruneState, ref: string, edited:
 }
 
 /** A record's whole text as the model may read it: a context edit's, else its own or its verified spill file's. */
-export function readRecordText(record: ToolCallRecord, edited: ReadonlyMap<string, EditedOutput>, hasher: Hasher, blobDir?: string): Promise<SpillReadResult> {
+export function readRecordText(record: ToolCallRecord, edited: ReadonlyMap<string, EditedOutput>, hasher: Hasher, blobDir: string | undefined): Promise<SpillReadResult> {
   const editedText = editedRecordText(record, edited);
   return editedText === undefined ? resolveRecordBody(record, hasher, blobDir) : Promise.resolve({ ok: true, text: editedText });
 }

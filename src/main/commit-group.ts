@@ -13,8 +13,9 @@ import { buildBackfilledIndexData, buildChainEntry } from "../core/chain-entry.j
 import { CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
 import { guardLightened } from "../core/light-value.js";
 import type { PruneState } from "../core/prune-state.js";
-import type { ChainCompressionEntry, SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
+import type { ChainCompressionEntry, SkipReason, SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
 import { crashPoint } from "../io/crash-points.js";
+import { ioFailureOf } from "../io/spill-errors.js";
 import type { DataJson } from "../io/append-session.js";
 import { pauseIfDue, sliceUsedUp } from "./cooperative.js";
 import type { AppendEntry } from "./append-entry.js";
@@ -53,6 +54,8 @@ export interface GroupItem {
   /** Deterministic plans: the work, or why there is none. */
   work?: ChainWork;
   failure?: string;
+  /** The report's reason for `failure` when it says more than `no-summary` (a typed I/O failure). */
+  failureReason?: SkipReason;
 }
 
 export interface GroupOutcome {
@@ -60,6 +63,7 @@ export interface GroupOutcome {
   entry?: ChainCompressionEntry;
   /** Why the chain was not compressed (skip plans and failures). */
   failure?: string;
+  failureReason?: SkipReason;
   /** True when an error, not a planned skip, left the chain uncompressed. */
   failed?: boolean;
 }
@@ -90,8 +94,8 @@ export class GroupCommit {
   async finish(): Promise<GroupOutcome[]> {
     await settleIndexEntries(this.ctx, this.written);
     await commitChainEntries(this.ctx, this.slots);
-    return this.slots.map(({ plan, entry, failure }) =>
-      entry ? { plan, entry } : { plan, failure: failure ?? "not compressed", failed: plan.kind !== "skip" },
+    return this.slots.map(({ plan, entry, failure, failureReason }) =>
+      entry ? { plan, entry } : { plan, failure: failure ?? "not compressed", failed: plan.kind !== "skip", ...(failureReason === undefined ? {} : { failureReason }) },
     );
   }
 }
@@ -105,6 +109,7 @@ interface Slot extends GroupItem {
 export interface IndexSlot {
   work?: ChainWork;
   failure?: string;
+  failureReason?: SkipReason;
 }
 
 /** Both index steps for slots that are all there: the open chain's. */
@@ -123,7 +128,7 @@ async function appendIndexEntry(ctx: CommitContext, slot: IndexSlot): Promise<bo
     await ctx.append(CUSTOM_TYPE_INDEX, work.lightened ? guardLightened(data) : data, work.indexDataJson);
     return true;
   } catch (error) {
-    slot.failure = `index append failed: ${(error as Error).message}`;
+    failSlot(slot, `index append failed: ${(error as Error).message}`, error);
     return false;
   } finally {
     // Written or not, nothing reads these bytes again: the index entry is rebuilt by the next pass.
@@ -167,7 +172,7 @@ async function commitChainEntries(ctx: CommitContext, slots: Slot[]): Promise<vo
       await ctx.append(CUSTOM_TYPE_CHAIN, slot.pendingEntry);
       written.push(slot);
     } catch (error) {
-      slot.failure = `chain entry not written: ${(error as Error).message}`;
+      failSlot(slot, `chain entry not written: ${(error as Error).message}`, error);
     }
   }
   if (!(await syncOrFail(ctx, written, "chain"))) return;
@@ -198,7 +203,14 @@ async function syncOrFail(ctx: CommitContext, written: IndexSlot[], what: string
     await ctx.sync();
     return true;
   } catch (error) {
-    for (const slot of written) slot.failure = `${what} entry not durable: ${(error as Error).message}`;
+    for (const slot of written) failSlot(slot, `${what} entry not durable: ${(error as Error).message}`, error);
     return false;
   }
+}
+
+/** Marks a slot failed; a system call's failure also gives its reason (a full disk, say). */
+function failSlot(slot: IndexSlot, failure: string, error: unknown): void {
+  slot.failure = failure;
+  const reason = ioFailureOf(error);
+  if (reason !== undefined) slot.failureReason = reason;
 }

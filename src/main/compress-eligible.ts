@@ -10,6 +10,7 @@ import { selectEligible } from "../core/select-eligible.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { SpanIndex } from "../core/span-index.js";
 import { BufferPool } from "../io/buffer-pool.js";
+import { spillFailureOf } from "../io/spill-errors.js";
 import type { FileSlice, SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
@@ -199,7 +200,7 @@ async function runAndCommit(
 
 /** Why a chain that was not compressed stays as it is. */
 function skipOf(outcome: GroupOutcome): ChainSkip {
-  const skip: ChainSkip = { startUserTimestamp: outcome.plan.chain.startUserTimestamp, reason: "no-summary", cause: outcome.failure! };
+  const skip: ChainSkip = { startUserTimestamp: outcome.plan.chain.startUserTimestamp, reason: outcome.failureReason ?? "no-summary", cause: outcome.failure! };
   if (outcome.failed) skip.failed = true;
   if (outcome.plan.kind === "skip" && outcome.plan.permanent) skip.permanent = true;
   return skip;
@@ -219,7 +220,10 @@ async function planCooperatively(eligible: readonly ChainRange[], deps: Compress
 
 function toItem(plan: ChainPlan, outcome: TaskOutcome): GroupItem {
   if (plan.kind !== "deterministic") return { plan };
-  if (!outcome.ok) return { plan, failure: `worker failed: ${outcome.error.message}` };
+  if (!outcome.ok) {
+    const reason = spillFailureOf(outcome.error);
+    return { plan, failure: `worker failed: ${outcome.error.message}`, ...(reason === undefined ? {} : { failureReason: reason }) };
+  }
   if (!outcome.result) {
     try {
       return { plan, work: { records: [], refs: [], body: retryBody(plan), lightened: false } };

@@ -39,8 +39,8 @@ export interface SearchScope {
   state: PruneState;
   /** Outputs a context edit changed: searched as edited, or not at all when omitted. */
   editedOutputs: ReadonlyMap<string, EditedOutput>;
-  /** The session's blob folder as it is now (a moved session). */
-  blobDir?: string;
+  /** The session's blob folder as it is now: the only place spill files are read (io/read-spill.ts); undefined when the session has no file. */
+  blobDir: string | undefined;
   runner: ChainRunner;
   /** The whole search's deadline (default SEARCH_DEADLINE_MS). */
   deadlineMs?: number;
@@ -92,8 +92,8 @@ function inline(text: string): SearchSource {
 
 function sourceOf(record: ToolCallRecord, blobDir: string | undefined): SearchSource {
   if (!record.spillPath) return inline(record.resultText);
-  const { toolCallId, toolName, spillPath, spillBytes, spillDigest, contentHash } = record;
-  return { kind: "spill", record: { toolCallId, toolName, spillPath, spillBytes, spillDigest, contentHash }, ...(blobDir === undefined ? {} : { blobDir }) };
+  const { toolCallId, toolName, spillPath, spillBytes, spillDigest, contentHash, resultTimestamp } = record;
+  return { kind: "spill", record: { toolCallId, toolName, spillPath, spillBytes, spillDigest, contentHash, resultTimestamp }, blobDir };
 }
 
 /** Each ref's compressed chain, from the chain entries' `toolRefs`. */

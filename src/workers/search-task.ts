@@ -13,7 +13,7 @@ import { readSpilledBody } from "../io/read-spill.js";
 /** Where a searched output's text is: here, or in its spill file. */
 export type SearchSource =
   | { kind: "inline"; text: string }
-  | { kind: "spill"; record: Pick<ToolCallRecord, "toolCallId" | "toolName" | "spillPath" | "spillBytes" | "spillDigest" | "contentHash">; blobDir?: string };
+  | { kind: "spill"; record: Pick<ToolCallRecord, "toolCallId" | "toolName" | "spillPath" | "spillBytes" | "spillDigest" | "contentHash" | "resultTimestamp">; blobDir: string | undefined };
 
 /** A document as sent: the call's args as they are (made JSON here, not on the sending thread). */
 export type SearchTaskDoc = Omit<SearchDoc, "argsJson"> & { args: unknown; source: SearchSource };

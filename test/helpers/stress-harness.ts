@@ -19,6 +19,7 @@ import type { ChainRange } from "../../src/core/prune-types.js";
 import { findRecords } from "../../src/core/query.js";
 import { SessionAppender } from "../../src/io/append-session.js";
 import { resolveRecordBody } from "../../src/io/read-spill.js";
+import { blobDirFor } from "../../src/core/spill-layout.js";
 import { spillModesFor } from "../../src/io/write-spill.js";
 import type { AppendEntry } from "../../src/main/append-entry.js";
 import { createChainRunner, type ChainRunner } from "../../src/main/chain-runner.js";
@@ -150,15 +151,22 @@ export async function expectMemoryMatchesFile(memory: PruneState, file: string, 
  * equals the original tool output read straight from the file's toolResult messages.
  * Returns { verified, lost }.
  */
+/** The id in a session file's header (its first line). */
+function sessionIdOf(file: string): string {
+  const first = fs.readFileSync(file, "utf8").split("\n", 1)[0]!;
+  return (JSON.parse(first) as { id: string }).id;
+}
+
 export async function verifyBodiesInProcess(file: string, state?: PruneState): Promise<{ verified: number; lost: string[] }> {
   const model = state ? undefined : await loadSessionModel(file);
   const s = state ?? model!.state;
   const hasher = await loadHasher();
   const originals = originalOutputs(file);
+  const blobDir = model?.blobDir ?? blobDirFor(path.dirname(path.resolve(file)), sessionIdOf(file));
   const lost: string[] = [];
   let verified = 0;
   for (const [key, record] of s.records) {
-    const body = await resolveRecordBody(record, hasher);
+    const body = await resolveRecordBody(record, hasher, blobDir);
     if (body.ok && originals.get(key) === body.text) verified++;
     else lost.push(`${key}: ${body.ok ? "differs from the original" : body.detail}`);
   }

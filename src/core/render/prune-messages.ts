@@ -37,7 +37,7 @@ export interface PruneOptions {
   /** The closing assistant of a compressed chain loses its thinking blocks (default true). */
   stripFinalAssistantThinking?: boolean;
   /** Where a spill file is now, for the stubs' "read this file" line (a moved session). */
-  spillPathOf?: (storedPath: string) => string;
+  spillPathOf?: (storedPath: string) => string | undefined;
   /** Look for range-id-mismatch (chain-ranges.ts; default true): false when the diagnostics are not wanted. */
   checkRecordedIds?: boolean;
   /** Outputs a context edit changed (core/context-edits.ts editedOutputs): shown as edited, never stubbed from the archive. */

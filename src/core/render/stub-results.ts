@@ -21,11 +21,14 @@ export interface StubOptions {
   graceKeys: ReadonlySet<string>;
   /** Positions whose result is dropped later anyway (inside a compressed chain): not worth a stub. */
   dropped?: Uint8Array;
-  /** Where a spill file is now (io/read-spill.ts locateSpillFile); the stored path when absent. */
-  spillPathOf?: (storedPath: string) => string;
+  /** Where a spill file is now (io/read-spill.ts locateSpillFile), undefined for a path refused as outside the archive; the stored path when absent. */
+  spillPathOf?: (storedPath: string) => string | undefined;
   /** Occurrence keys of outputs a context edit changed: the edit's content is shown, never a stub made from the raw archive. */
   editedOutputs?: ReadonlyMap<string, unknown>;
 }
+
+/** What a spilled stub shows instead of a spill path chainpress refuses to read: never the recorded path itself. */
+export const REFUSED_SPILL_PATH_TEXT = "(none: the recorded spill path is outside this session's blob folder)";
 
 /** Stub text of an output archived inline. */
 export function stubText(ref: string): string {
@@ -109,7 +112,7 @@ function stubFor(result: ToolResultMessage, archived: Archived, state: PruneStat
   // A backfilled output was never summarised: upstream's wording would tell the model otherwise.
   if (archived.record.turnIndex === BACKFILLED_TURN_INDEX) return archivedOutputStubText(archived.record, ref, shownPath || undefined);
   if (!spillPath) return stubText(ref);
-  return spilledStubText(archived.record, ref, shownPath);
+  return spilledStubText(archived.record, ref, shownPath ?? REFUSED_SPILL_PATH_TEXT);
 }
 
 /** Replace every archived, unprotected, out-of-grace tool result by its stub. */
