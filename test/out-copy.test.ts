@@ -3,12 +3,13 @@
 // self-contained (its records name spill files in its own blob folder, so it outlives the
 // input's folder). Real files, a real full tmpfs where this machine can mount one (else a real
 // EFBIG from `ulimit -f`, said in the test's title), the built CLI.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blobDirFor } from "../src/core/spill-layout.js";
 import { CLI, ensureBuilt, jsonLines, NO_AGENT_DIR, originalOutputs, removeTempDirs, runCli, settle, sha256, tempDir } from "./helpers/cli-harness.js";
+import { REPO_ROOT } from "./helpers/fixture-paths.js";
 import { calls, SessionBuilder } from "./helpers/session-builder.js";
 import { canMountTmpfs, fillTo, tryMountTmpfs, umount } from "./helpers/tmpfs.js";
 
@@ -296,6 +297,25 @@ describe("--out is atomic", () => {
     // SIGKILL runs no handler: the temporary copy stays until the next run sweeps it.
     expect(temporaryNames(path.dirname(out)).filter((name) => name.startsWith(".copy.jsonl.chainpress-out-"))).toHaveLength(1);
     expectRerunWorks(input, out, originals);
+  });
+
+  it("SIGTERM while the copy is compacted: no file at the target, no temporary copy, no lock", async () => {
+    const inputDir = tempDir();
+    const input = path.join(inputDir, "input.jsonl");
+    fs.copyFileSync(path.join(REPO_ROOT, "fixtures", "large-sessions", "default-session.jsonl"), input);
+    settle(input);
+    const inputHash = sha256(input);
+    const outDir = tempDir();
+    const out = path.join(outDir, "copy.jsonl");
+    const child = spawn(process.execPath, [CLI, "compact", input, "--out", out, ...SPILL], { env: { ...process.env, NO_COLOR: "1", PI_CODING_AGENT_DIR: NO_AGENT_DIR }, stdio: "ignore" });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // Signalled once the copy exists under any name: the run is then copying or compacting it.
+    const started = () => fs.readdirSync(outDir).some((name) => name === "copy.jsonl" || name.startsWith(".copy.jsonl.chainpress-out-"));
+    while (!started() && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 5));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    expect(fs.readdirSync(outDir).filter((name) => !name.endsWith("-blobs"))).toEqual([]);
+    expect(sha256(input)).toBe(inputHash);
   });
 
   it("an existing target stays whole until a finished copy replaces it (--force), also when the run fails", () => {

@@ -181,7 +181,7 @@ async function compactWithRepair(target: string, flags: CompactFlags & { repairB
     return { report: await compactSession({ file: target, runner, options, onProgress }) };
   } catch (error) {
     if (!isRepairable(error)) throw error;
-    if (!flags.repair) throw new CliError(`${error.message} (rerun with --repair to keep a .bak copy and drop it)`);
+    if (!flags.repair) throw new CliError(`${error.message} (rerun with --repair to ${flags.repairBackup === false ? "drop it" : "keep a .bak copy and drop it"})`);
   }
   // compactSession refuses these before writing anything, so the backup is the untouched original.
   const backup = flags.repairBackup === false ? undefined : await backupSession(target, flags.force);

@@ -41,8 +41,6 @@ export interface StagedOutCopy {
   /** The temporary file (compactSession works on it). */
   readonly path: string;
   readonly target: string;
-  /** Spill files the copy's records name that this run linked or copied into its blob folder. */
-  readonly spillsPlaced: number;
   /** Stops the exit-time removal once the file is renamed or removed. */
   readonly forget: () => void;
 }
@@ -59,9 +57,9 @@ export async function stageOutCopy(input: string, out: string): Promise<StagedOu
   try {
     const fd = openOutTemp(temp, inputStat.mode & 0o7777);
     try {
-      const spillsPlaced = await writeSelfContainedCopy(input, fd, out, inputStat.mode);
+      await writeSelfContainedCopy(input, fd, out, inputStat.mode);
       fs.fsyncSync(fd);
-      return { path: temp, target: out, spillsPlaced, forget };
+      return { path: temp, target: out, forget };
     } finally {
       fs.closeSync(fd);
     }

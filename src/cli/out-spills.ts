@@ -23,15 +23,15 @@ interface SpillOfLine extends NamedSpill {
   line: number;
 }
 
-/** Writes the copy of `input` to `fd` (for the target `out`); returns how many spill files it placed. */
-export async function writeSelfContainedCopy(input: string, fd: number, out: string, inputMode: number): Promise<number> {
+/** Writes the copy of `input` to `fd` (for the target `out`), then places the spill files its records name. */
+export async function writeSelfContainedCopy(input: string, fd: number, out: string, inputMode: number): Promise<void> {
   const sessionId = readHeaderId(input);
   const inputDir = path.dirname(fs.realpathSync(input));
   const outDir = path.dirname(path.resolve(out));
   // The same folder is the same blob folder: the records already name the copy's files.
   if (sessionId === undefined || fs.realpathSync(outDir) === inputDir) {
     forEachLine(input, fd, (line) => line);
-    return 0;
+    return;
   }
   // As the compaction's own records will name it: the target's folder as given, not resolved.
   const blobDir = blobDirFor(outDir, sessionId);
@@ -45,7 +45,6 @@ export async function writeSelfContainedCopy(input: string, fd: number, out: str
     return relocated.bytes;
   });
   await placeSpills(input, blobDirFor(inputDir, sessionId), blobDir, spills, inputMode);
-  return spills.length;
 }
 
 async function placeSpills(input: string, sourceDir: string, blobDir: string, spills: readonly SpillOfLine[], inputMode: number): Promise<void> {
