@@ -19,7 +19,6 @@ import { CliError, describeError } from "./errors.js";
 import { writeSelfContainedCopy } from "./out-spills.js";
 import { readHeaderId } from "./preflight.js";
 
-
 /** Refuses an `--out` that is the input, lies in the input's spill folder, or is not a regular file; writes nothing. */
 export function checkOutTarget(input: string, out: string, force: boolean): void {
   const inputStat = fs.statSync(input);
@@ -65,7 +64,8 @@ export async function stageOutCopy(input: string, out: string): Promise<StagedOu
     }
   } catch (error) {
     removeTemp(temp, forget);
-    throw error;
+    // A write error (ENOSPC, EFBIG) names no file by itself.
+    throw error instanceof CliError ? error : new CliError(`${out}: cannot write the copy: ${describeError(error)}; --out wrote no copy`, { cause: error });
   }
 }
 
