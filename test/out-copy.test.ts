@@ -137,9 +137,12 @@ describe("--out is self-contained", () => {
     expect(appended.length).toBeGreaterThan(0);
     for (const entry of appended) expect(`${entry.type} ${entry.customType}`).toMatch(/^custom context-prune-/);
     // The files those records name are there, with the input's bytes.
+    // On one device they are hard links to the input's files.
     for (const record of spilledRecords(input)) {
       const name = path.basename(record.spillPath!);
-      expect(fs.readFileSync(path.join(blobDir, name)).equals(fs.readFileSync(path.join(blobDirFor(path.dirname(input), SESSION_ID), name)))).toBe(true);
+      const source = path.join(blobDirFor(path.dirname(input), SESSION_ID), name);
+      expect(fs.readFileSync(path.join(blobDir, name)).equals(fs.readFileSync(source))).toBe(true);
+      expect(fs.statSync(path.join(blobDir, name)).ino).toBe(fs.statSync(source).ino);
     }
 
     // Into the input's own folder the blob folder is the same: no line changes at all, and
@@ -174,6 +177,22 @@ describe("--out is self-contained", () => {
       expect(temporaryNames(outDir)).toEqual([]);
       expect(sha256(input)).toBe(before);
     }
+  });
+});
+
+describe("--out never writes through a link", () => {
+  it("a blob folder at the target that is a symbolic link is refused; nothing is written where it points", () => {
+    const input = compactedThenGrown(tempDir());
+    const outDir = tempDir();
+    const elsewhere = tempDir();
+    fs.symlinkSync(elsewhere, blobDirFor(outDir, SESSION_ID));
+    const out = path.join(outDir, "copy.jsonl");
+    const run = runCli(["compact", input, "--out", out, ...SPILL]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("spill folder is a symbolic link");
+    expect(fs.existsSync(out)).toBe(false);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    expect(fs.readdirSync(outDir).sort()).toEqual([`${SESSION_ID}-blobs`]);
   });
 });
 
