@@ -16,7 +16,7 @@ import type { ChainProgress } from "../main/compress-eligible.js";
 import { CliError, describeError } from "./errors.js";
 import { assertSessionFile, checkBlobDir, checkQuiet } from "./preflight.js";
 import { liveSessionDecision, type SessionSource } from "./live-session.js";
-import { checkOutTarget, commitOutCopy, discardOutCopy, failedOutCopy, stageOutCopy, sweepOutTemps } from "./out-copy.js";
+import { checkOutTarget, commitOutCopy, CopyPlacedError, discardOutCopy, failedOutCopy, stageOutCopy, sweepOutTemps } from "./out-copy.js";
 import { backupSession, dropMalformedLines, isRepairable } from "./repair.js";
 import { sweepSessionLeftovers } from "./sweep.js";
 
@@ -154,6 +154,7 @@ async function copyRun(file: string, target: string, flags: CompactFlags, runner
     }
     commitOutCopy(staged, file, flags.force);
   } catch (error) {
+    if (error instanceof CopyPlacedError) throw error;
     discardOutCopy(staged);
     throw failedOutCopy(staged, error);
   }

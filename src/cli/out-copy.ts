@@ -89,11 +89,18 @@ export function commitOutCopy(staged: StagedOutCopy, input: string, force: boole
     fs.renameSync(temp, target);
   } else {
     linkNoReplace(temp, target);
-    fs.unlinkSync(temp);
   }
-  staged.forget();
-  fsyncFolder(path.dirname(path.resolve(target)));
+  try {
+    if (!force) fs.unlinkSync(temp);
+    staged.forget();
+    fsyncFolder(path.dirname(path.resolve(target)));
+  } catch (error) {
+    throw new CopyPlacedError(`${target}: the copy is in place, but ${describeError(error)}`, { cause: error });
+  }
 }
+
+/** A failure after the finished copy reached its target: the copy stays. */
+export class CopyPlacedError extends CliError {}
 
 /** Removes the temporary copy of a failed run; the target was never touched. */
 export function discardOutCopy(staged: StagedOutCopy): void {
