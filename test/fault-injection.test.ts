@@ -6,7 +6,6 @@
 // it converges to what an uninterrupted run produces, every archived output back byte-exact.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadHasher } from "../src/core/digest.js";
@@ -17,6 +16,7 @@ import { readSession } from "../src/io/read-session.js";
 import { loadSessionModel } from "../src/main/session-model.js";
 import { jsonLines, removeTempDirs, settle, sha256, tempDir } from "./helpers/cli-harness.js";
 import { addFigure } from "./helpers/stress-figures.js";
+import { canMountTmpfs, fillTo, tryMountTmpfs, umount } from "./helpers/tmpfs.js";
 import {
   blobFolderReport,
   canonical,
@@ -348,36 +348,7 @@ describe("disk full: a file-size limit (EFBIG part-way through a write)", () => 
 });
 
 /** Mounting needs root and CAP_SYS_ADMIN; without them the EFBIG tests above stand in for ENOSPC. */
-function tryMountTmpfs(dir: string, size: string): boolean {
-  if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
-  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0755`, "tmpfs", dir], { encoding: "utf8" });
-  return mounted.status === 0;
-}
-
-function umount(dir: string): void {
-  spawnSync("umount", [dir]);
-}
-
-const tmpfsProbeDir = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-tmpfs-probe-"));
-const TMPFS = tryMountTmpfs(tmpfsProbeDir, "64k");
-if (TMPFS) umount(tmpfsProbeDir);
-fs.rmSync(tmpfsProbeDir, { recursive: true, force: true });
-
-/** Fills the file system at `dir` until only about `freeBytes` are left. */
-function fillTo(dir: string, freeBytes: number): void {
-  const filler = path.join(dir, "filler.bin");
-  const fd = fs.openSync(filler, "w");
-  const chunk = Buffer.alloc(4096, 0x61);
-  try {
-    for (;;) fs.writeSync(fd, chunk);
-  } catch (error) {
-    expect((error as NodeJS.ErrnoException).code).toBe("ENOSPC");
-  } finally {
-    fs.closeSync(fd);
-  }
-  const size = fs.statSync(filler).size;
-  fs.truncateSync(filler, Math.max(0, size - freeBytes));
-}
+const TMPFS = canMountTmpfs();
 
 describe.runIf(TMPFS)("disk full: a tiny tmpfs (real ENOSPC)", () => {
   it("each amount of free space: clean failure or success, nothing torn, healed once space is back", async () => {

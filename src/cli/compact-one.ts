@@ -16,7 +16,7 @@ import type { ChainProgress } from "../main/compress-eligible.js";
 import { CliError, describeError } from "./errors.js";
 import { assertSessionFile, checkBlobDir, checkQuiet } from "./preflight.js";
 import { liveSessionDecision, type LiveDecision, type SessionSource } from "./live-session.js";
-import { checkOutTarget, copyForOut, removeFailedCopy } from "./out-copy.js";
+import { checkOutTarget, commitOutCopy, CopyPlacedError, discardOutCopy, failedOutCopy, stageOutCopy, sweepOutTemps } from "./out-copy.js";
 import { backupSession, dropMalformedLines, isRepairable } from "./repair.js";
 import { resolveSessionPath, type SessionPath } from "./session-path.js";
 import { sweepSessionLeftovers } from "./sweep.js";
@@ -86,12 +86,12 @@ export async function compactOne(
     const input = session.file;
     // A missing file is reported by writeRun in its own words, not as a raw ENOENT here.
     const sizeBefore = flags.dryRun || !fs.existsSync(input) ? undefined : sizeOf(input);
-    const result = flags.dryRun ? await dryRun(input, flags, runner, onProgress) : await writeRun(input, target, flags, runner, onProgress);
+    const { copyDiscarded, ...result } = flags.dryRun ? await dryRun(input, flags, runner, onProgress) : await writeRun(input, target, flags, runner, onProgress);
     const failedChains = failedChainCount(result.report);
     const outcome: SessionOutcome = { file, target, ok: failedChains === 0, ...result, failedChains };
-    if (sizeBefore !== undefined) outcome.sessionBytesAdded = sizeOf(target) - sizeBefore;
+    if (sizeBefore !== undefined && copyDiscarded !== true) outcome.sessionBytesAdded = sizeOf(target) - sizeBefore;
     if (live.note) outcome.openInPi = live.note;
-    if (failedChains > 0) outcome.error = `${target}: ${failedChains} chain(s) could not be compressed (see skipped causes)`;
+    if (failedChains > 0) outcome.error = `${target}: ${failedChains} chain(s) could not be compressed (see skipped causes)${copyDiscarded ? "; --out wrote no copy" : ""}`;
     return outcome;
   } catch (error) {
     return { file, target, ok: false, failedChains: 0, error: describeError(error) };
@@ -111,6 +111,8 @@ interface RunResult {
   swept?: string[];
   backup?: string;
   droppedLines?: number[];
+  /** A `--out` run whose compaction failed chains: no copy was put at the target. */
+  copyDiscarded?: boolean;
 }
 
 /** A dry run takes no lock and writes nothing; it still refuses a file pi may be writing. */
@@ -137,20 +139,40 @@ async function writeRun(file: string, target: string, flags: CompactFlags, runne
     if (inputLock) locks.push(inputLock);
     locks.push(lockOrExplain(target));
     checkQuiet(file, flags.force);
-    const copy = copying ? copyForOut(file, target, flags.force) : undefined;
-    try {
-      checkBlobDir(target);
-      const swept = sweepSessionLeftovers(target);
-      const result = await compactWithRepair(target, flags, runner, onProgress);
-      return swept.length > 0 ? { ...result, swept } : result;
-    } catch (error) {
-      // A failed --out leaves no half-made copy behind (the input was never touched).
-      if (copy) removeFailedCopy(copy);
-      throw error;
-    }
+    if (copying) return await copyRun(file, target, flags, runner, onProgress);
+    checkBlobDir(target);
+    const swept = sweepSessionLeftovers(target);
+    const result = await compactWithRepair(target, flags, runner, onProgress);
+    return swept.length > 0 ? { ...result, swept } : result;
   } finally {
     for (const lock of locks.reverse()) lock.release();
   }
+}
+
+/**
+ * `--out`: the copy is made and compacted under a temporary name, and put at the target only when
+ * every chain succeeded; a failure of any kind leaves no file at the target and no temporary file.
+ */
+async function copyRun(file: string, target: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
+  const swept = [...sweepOutTemps(target), ...sweepSessionLeftovers(target, file)];
+  const staged = await stageOutCopy(file, target);
+  let result: RunResult;
+  try {
+    checkBlobDir(staged.path);
+    // No .bak with --out: the input, untouched, is the original.
+    result = await compactWithRepair(staged.path, { ...flags, repairBackup: false }, runner, onProgress);
+    result.report.file = target;
+    if (failedChainCount(result.report) > 0) {
+      discardOutCopy(staged);
+      return { ...result, copyDiscarded: true };
+    }
+    commitOutCopy(staged, file, flags.force);
+  } catch (error) {
+    if (error instanceof CopyPlacedError) throw error;
+    discardOutCopy(staged);
+    throw failedOutCopy(staged, error);
+  }
+  return swept.length > 0 ? { ...result, swept } : result;
 }
 
 /**
@@ -166,7 +188,7 @@ function lockInputOfCopy(file: string): SessionLock | undefined {
   }
 }
 
-async function compactWithRepair(target: string, flags: CompactFlags, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
+async function compactWithRepair(target: string, flags: CompactFlags & { repairBackup?: boolean }, runner: ChainRunner, onProgress: (p: ChainProgress) => void): Promise<RunResult> {
   // With --repair, glued entries are split before anything is appended: our entries then hang
   // under the last of them, and pi sees them all.
   const options = { ...optionsOf(flags), refuseJoinedLines: flags.repair };
@@ -174,13 +196,13 @@ async function compactWithRepair(target: string, flags: CompactFlags, runner: Ch
     return { report: await compactSession({ file: target, runner, options, onProgress }) };
   } catch (error) {
     if (!isRepairable(error)) throw error;
-    if (!flags.repair) throw new CliError(`${error.message} (rerun with --repair to keep a .bak copy and drop it)`);
+    if (!flags.repair) throw new CliError(`${error.message} (rerun with --repair to ${flags.repairBackup === false ? "drop it" : "keep a .bak copy and drop it"})`);
   }
   // compactSession refuses these before writing anything, so the backup is the untouched original.
-  const backup = await backupSession(target, flags.force);
+  const backup = flags.repairBackup === false ? undefined : await backupSession(target, flags.force);
   const droppedLines = await dropMalformedLines(target);
   const report = await compactSession({ file: target, runner, options: { ...options, dropTruncatedTail: true, refuseJoinedLines: false }, onProgress });
-  return { report, backup, droppedLines };
+  return backup === undefined ? { report, droppedLines } : { report, backup, droppedLines };
 }
 
 function optionsOf(flags: CompactFlags): Partial<CompactOptions> {
