@@ -145,6 +145,10 @@ describe("a malformed edit and the archive, through the CLI and inside pi", () =
       const found = await query("q2", { search: "classified payload" });
       expectNoSecret(found.content[0]!.text, "search");
       expect(found.content[0]!.text).toMatch(/: 0 hits/);
+      // A call without pi's context reads the edits of the session the extension loaded.
+      const bare = await tool.execute("q3", { toolCallIds: refs });
+      expectNoSecret(bare.content[0]!.text, "toolCallIds without a context");
+      expect(bare.content[0]!.text).toContain(HIDDEN_OUTPUT_TEXT);
     } finally {
       await host.runtime.runner.close();
     }

@@ -54,7 +54,10 @@ export function registerQueryTool(runtime: Chainpress, pi: ExtensionAPI): void {
     execute: async (_toolCallId, params, _signal, _onUpdate, ctx) => {
       const request = parseQueryRequest(params);
       if (typeof request === "string") throw new Error(request);
-      const scope = { state: runtime.holder.state, blobDir: ctx ? blobDirOf(ctx.sessionManager) : runtime.holder.blobDir, edited: ctx ? runtime.holder.edits.editedOutputs(ctx.sessionManager) : new Map<string, EditedOutput>() };
+      // Without a session the edits are unknown, and an edit may hide an output: nothing is read.
+      const session = ctx?.sessionManager ?? runtime.holder.session;
+      if (session === undefined) throw new Error(`${QUERY_TOOL_NAME}: no session is loaded; nothing can be read`);
+      const scope = { state: runtime.holder.state, blobDir: blobDirOf(session), edited: runtime.holder.edits.editedOutputs(session) };
       if (request.kind === "refs") return queryArchive(scope.state, request.refs, scope.blobDir, scope.edited);
       if (request.kind === "page") return queryPage(scope.state, request.ref, request.from, scope.blobDir, scope.edited);
       return querySearch(runtime, scope, request);

@@ -32,8 +32,8 @@ export class StateHolder {
   readonly errors: string[] = [];
   /** Chains already announced as refused for good (one notice per chain per branch load). */
   readonly refusedNotified = new Set<number>();
-  /** The blob folder of the session `state` was loaded from (spill files are read there only); undefined without a session file. */
-  blobDir: string | undefined;
+  /** The session `state` was loaded from: its blob folder and edits stand in when a tool call comes without pi's context. */
+  session: SessionView | undefined;
   private reporting: Promise<void> = Promise.resolve();
 
   constructor(append: AppendEntry) {
@@ -44,7 +44,7 @@ export class StateHolder {
   reload(sessionManager: SessionView): void {
     const { state, warnings } = reconstructState(branchEntries(sessionManager));
     this.state = state;
-    this.blobDir = blobDirOf(sessionManager);
+    this.session = sessionManager;
     this.reconstructWarnings = warnings;
     this.edits = new EditTracker();
     this.generation++;
