@@ -6,6 +6,7 @@
  */
 
 import { buildRef } from "../core/chain-entry.js";
+import { jsonText } from "../core/json-text.js";
 import type { BufferPool } from "../io/buffer-pool.js";
 import type { SpanOutput } from "../core/extract-records.js";
 import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult, type TaskFigures } from "../workers/chain-task.js";
@@ -99,8 +100,14 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
   dropOutputs(plan);
   const encoded = await lane.run(() => encodeSlice(plan.inner));
   // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
-  // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-  if (!encoded) return recordsWork(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "messages", messages: plan.inner }), onStart), plan);
+  // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both; one
+  // nested deeper than either can go, as JSON text.
+  if (encoded === "clone") return recordsWork(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "messages", messages: plan.inner }), onStart), plan);
+  if (encoded === "json") {
+    const texts = await lane.run(() => plan.inner.map((message) => jsonText(message)));
+    dropInner(plan);
+    return recordsWork(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "json", texts }), onStart), plan);
+  }
   stats.stageMs.encode += encoded.busyMs;
   // From here on only the encoded copy (owned by the task) is alive.
   dropInner(plan);

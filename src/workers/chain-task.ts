@@ -70,11 +70,14 @@ export interface FileSlice {
  *   The chunks' buffers are moved to the worker.
  * - "messages": as objects, structured-cloned, for the rare slice msgpack cannot carry (lone
  *   surrogates, a `__proto__` key).
+ * - "json": each message's JSON text, for a slice nested deeper than msgpack or structured clone
+ *   can go (core/json-text.ts CLONE_MAX_DEPTH); JSON.parse reads any depth.
  */
 export type ChainInput =
   | { kind: "file-slice"; slice: FileSlice; mainMessages: "lightened" | "whole" }
   | { kind: "encoded"; chunks: Uint8Array[] }
-  | { kind: "messages"; messages: AgentMessage[] };
+  | { kind: "messages"; messages: AgentMessage[] }
+  | { kind: "json"; texts: string[] };
 
 export interface ChainTask {
   /** startUserTimestamp of the chain (for error messages). */

@@ -20,6 +20,7 @@ import { archiveRecords, type ArchivedRecords } from "./archive-records.js";
 import { readFileSlice } from "./read-file-slice.js";
 import type { BufferPool } from "../io/buffer-pool.js";
 import { loadMsgpack } from "../io/msgpack-codec.js";
+import { jsonText } from "../core/json-text.js";
 
 /** Runs the task; its span is read into `spanBuffers`, the thread's (workers/thread-scratch.ts), each given back when the task ends. */
 export async function runChainTask(task: ChainTask, spanBuffers: BufferPool): Promise<ChainTaskResult> {
@@ -71,7 +72,7 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   // The body quotes two records' args: only those are decoded, when they hold refs.
   const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs, (args) => argsExcerpt(resolvedValue(args, literals)));
   const indexDataJson = indexDataBytesOf(
-    records.map((record) => expandMarkers(JSON.stringify(record), literals)),
+    records.map((record) => expandMarkers(jsonText(record), literals)),
     refs,
     task.indexRoom && Buffer.from(task.indexRoom),
   );
@@ -113,6 +114,8 @@ async function sliceMessages(task: ChainTask, literals: LiteralRef[], hasher: Ha
       return readFileSlice(input.slice, task.chainStart, literals, hasher, !mentionsMarker(Buffer.from(task.spill.blobDir)), room);
     case "messages":
       return input.messages;
+    case "json":
+      return input.texts.map((text) => JSON.parse(text) as AgentMessage);
     case "encoded": {
       const { unpackMultiple } = await loadMsgpack();
       return input.chunks.flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);
