@@ -39,8 +39,8 @@ interface Frame {
   wrote: boolean;
 }
 
-/** JSON.stringify's algorithm (SerializeJSONProperty) with an explicit stack instead of recursion. */
-function iterativeJsonText(root: unknown): string | undefined {
+/** JSON.stringify's algorithm (SerializeJSONProperty) with an explicit stack instead of recursion (exported for its tests). */
+export function iterativeJsonText(root: unknown): string | undefined {
   const parts: string[] = [];
   const stack: Frame[] = [];
   // The containers being written, for JSON.stringify's cycle error (a cycle would loop forever).
