@@ -22,7 +22,9 @@ const DEPTHS = [5_000, 100_000];
 const TIMEOUT = 600_000;
 
 /** Places whose deep value is in the context pi builds (a custom entry's data is not). */
-const IN_CONTEXT: readonly DeepPlace[] = ["arguments", "details", "user", "assistant", "custom-message", "edit"];
+const IN_CONTEXT: readonly DeepPlace[] = ["arguments", "details", "user", "assistant", "custom-message", "edit", "edited-chain-arguments"];
+/** Places where a call's arguments hold the deep value (t2's). */
+const IN_ARGS: readonly DeepPlace[] = ["arguments", "edited-chain-arguments"];
 
 /** Each index entry's line up to its own id: its type and data, as written. */
 function indexData(file: string): string[] {
@@ -90,7 +92,8 @@ describe.each(DEPTHS)("JSON nested %i levels deep", (depth) => {
       expect(JSON.parse(ok(["query", file, "t2", "--offset", "1", "--json"])).text, place).toBe(output);
       const search = JSON.parse(ok(["query", file, "--search", "bottom", "--json"])) as { hits: Array<{ ref: string }> };
       // The leaf string lies deep in the call's arguments: the search finds the call by them.
-      expect(search.hits.map((hit) => hit.ref), place).toEqual(place === "arguments" ? ["t2"] : []);
+      expect(search.hits.map((hit) => hit.ref), place).toEqual(IN_ARGS.includes(place) ? ["t2"] : []);
+      if (place === "edited-chain-arguments") expect(ok(["query", file, "t1", "--raw"]), place).toBe(DEEP_TEXTS.edited);
       ok(["query", file, "--search", "deep output"]);
     }
   }, TIMEOUT);

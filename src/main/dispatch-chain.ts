@@ -8,6 +8,7 @@
 import { buildRef } from "../core/chain-entry.js";
 import { jsonText } from "../core/json-text.js";
 import type { BufferPool } from "../io/buffer-pool.js";
+import type { ToolCallRecord } from "../core/prune-types.js";
 import type { SpanOutput } from "../core/extract-records.js";
 import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult, type TaskFigures } from "../workers/chain-task.js";
 import type { TaskStart } from "./chain-runner.js";
@@ -138,7 +139,8 @@ function startFromDisk(deps: CompressEligibleDeps, linesOnDisk: NonNullable<Memo
 /** The work of a "messages" or "encoded" task: the worker's records and refs, whole. */
 function recordsWork(result: ChainTaskResult, plan: DeterministicPlan): DispatchedWork {
   if (result.kind !== "records") throw new Error(`internal error: chain ${plan.chain.startUserTimestamp}: its task sent ${result.kind}, not records`);
-  const { records, refs, body, indexDataJson } = result;
+  const { refs, body, indexDataJson, recordsJson } = result;
+  const records = recordsJson === undefined ? result.records : recordsJson.map((text) => JSON.parse(text) as ToolCallRecord);
   return { ...figuresOf(result), records, refs, body, indexDataJson, keys: plan.plannedKeys, lightened: false };
 }
 

@@ -149,8 +149,10 @@ export interface TaskResultBase {
 /** An "encoded" or "messages" task's result: the fresh records themselves, whole, and their refs. */
 export interface RecordsResult extends TaskResultBase {
   kind: "records";
-  /** In planned order; spilled ones carry spill fields and an empty resultText. */
+  /** In planned order; spilled ones carry spill fields and an empty resultText. Empty when `recordsJson` holds them. */
   records: ToolCallRecord[];
+  /** Each record's JSON text instead, when a call's args nest too deep to be cloned (core/json-text.ts CLONE_MAX_DEPTH). */
+  recordsJson?: string[];
   refs: SummaryToolCallRef[];
 }
 

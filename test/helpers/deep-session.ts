@@ -8,9 +8,14 @@
 import { SessionLines } from "./session-lines.js";
 
 /** Where a deep value sits in the session. */
-export type DeepPlace = "arguments" | "details" | "user" | "assistant" | "custom" | "custom-message" | "edit";
+export type DeepPlace = "arguments" | "details" | "user" | "assistant" | "custom" | "custom-message" | "edit" | "edited-chain-arguments";
 
-export const DEEP_PLACES: readonly DeepPlace[] = ["arguments", "details", "user", "assistant", "custom", "custom-message", "edit"];
+/**
+ * "edit": a `context_edit` replacement holds the deep value; "edited-chain-arguments": a call's
+ * arguments do, in a chain another result of which an edit rewrites (such a chain goes to its
+ * worker as messages, not as file lines).
+ */
+export const DEEP_PLACES: readonly DeepPlace[] = ["arguments", "details", "user", "assistant", "custom", "custom-message", "edit", "edited-chain-arguments"];
 
 const HOLE = "@@DEEP-VALUE@@";
 
@@ -52,7 +57,7 @@ export function deepSession(place: DeepPlace, depth: number): string {
     for (let k = 0; k < 3; k++) {
       const id = `${label}_call_${k}`;
       const args: Record<string, unknown> = { command: `run ${label} ${k}` };
-      if (withDeep && k === 1 && place === "arguments") args.deep = HOLE;
+      if (withDeep && k === 1 && (place === "arguments" || place === "edited-chain-arguments")) args.deep = HOLE;
       s.message({ role: "assistant", content: [{ type: "toolCall", id, name: "bash", arguments: args }], stopReason: "toolUse" });
       const result: Record<string, unknown> = { role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: DEEP_TEXTS.output(k) }], isError: false };
       if (withDeep && k === 1 && place === "details") result.details = HOLE;
@@ -66,6 +71,7 @@ export function deepSession(place: DeepPlace, depth: number): string {
   if (place === "custom") s.add({ type: "custom", customType: "some-extension", data: HOLE });
   if (place === "custom-message") s.add({ type: "custom_message", customType: "some-extension", content: "a note from an extension", display: true, details: HOLE });
   if (place === "edit") s.edit(first[1]!, { content: [{ type: "text", text: DEEP_TEXTS.edited, meta: HOLE }] });
+  if (place === "edited-chain-arguments") s.edit(first[0]!, { content: DEEP_TEXTS.edited });
   chain("two", false);
   return `${s.lines.map((line) => line.replace(`"${HOLE}"`, deep)).join("\n")}\n`;
 }
