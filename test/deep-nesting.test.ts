@@ -32,8 +32,8 @@ function indexData(file: string): string[] {
   return lines.filter((line) => line.includes('"customType":"context-prune-index"')).map((line) => line.slice(0, line.lastIndexOf(',"id":')));
 }
 
-function ok(args: string[]): string {
-  const run = runCli(args);
+function ok(args: string[], env: NodeJS.ProcessEnv = {}): string {
+  const run = runCli(args, { env });
   expect(run.stderr, `chainpress ${args.join(" ")}`).not.toMatch(/call stack|internal error/i);
   expect(run.status, `chainpress ${args.join(" ")}: ${run.stderr}`).toBe(0);
   return run.out;
@@ -95,6 +95,32 @@ describe.each(DEPTHS)("JSON nested %i levels deep", (depth) => {
       expect(search.hits.map((hit) => hit.ref), place).toEqual(IN_ARGS.includes(place) ? ["t2"] : []);
       if (place === "edited-chain-arguments") expect(ok(["query", file, "t1", "--raw"]), place).toBe(DEEP_TEXTS.edited);
       ok(["query", file, "--search", "deep output"]);
+    }
+  }, TIMEOUT);
+
+  it("an open chain whose archived call holds the deep arguments closes and is compressed, inline and with workers", () => {
+    // Open-chain steps archive every output but the newest as soon as they can.
+    const agentDir = path.join(dir, "agent");
+    fs.mkdirSync(agentDir, { recursive: true });
+    fs.writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify({ chainpress: { openChains: { triggerTokens: 0, keepRecent: 1, minReclaimTokens: 0 } } }));
+    const env = { PI_CODING_AGENT_DIR: agentDir };
+    const lines = deepSession("arguments", depth).trimEnd().split("\n");
+    // The deep chain, still open: up to its last tool result.
+    const open = lines.slice(0, lines.findIndex((line) => line.includes('"toolCallId":"one_call_2"')) + 1);
+    for (const workers of ["0", "2"]) {
+      const file = path.join(dir, `open-${workers}.jsonl`);
+      fs.writeFileSync(file, `${open.join("\n")}\n`);
+      settle(file);
+      ok(["compact", file, "--workers", workers], env);
+      expect(pruneEntries(file).filter((e) => e.customType === "context-prune-index"), `--workers ${workers}`).toHaveLength(1);
+      const leaf = fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!;
+      const parentId = (JSON.parse(leaf) as { id: string }).id;
+      const reply = { type: "message", id: "f0000001", parentId, timestamp: "2026-11-26T00:00:00.000Z", message: { role: "assistant", content: [{ type: "text", text: "one done" }], stopReason: "stop", timestamp: Date.UTC(2026, 10, 26) } };
+      fs.appendFileSync(file, `${JSON.stringify(reply)}\n`);
+      settle(file);
+      ok(["compact", file, "--workers", workers], env);
+      expect(pruneEntries(file).filter((e) => e.customType === "context-prune-chain"), `--workers ${workers}`).toHaveLength(1);
+      expect(ok(["query", file, "t2", "--raw"], env)).toBe(DEEP_TEXTS.output(1));
     }
   }, TIMEOUT);
 });

@@ -6,7 +6,7 @@
  */
 
 import { buildRef } from "../core/chain-entry.js";
-import { jsonText } from "../core/json-text.js";
+import { CLONE_MAX_DEPTH, jsonText, nestsDeeperThan } from "../core/json-text.js";
 import type { BufferPool } from "../io/buffer-pool.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { SpanOutput } from "../core/extract-records.js";
@@ -156,6 +156,11 @@ function figuresOf({ spilledFiles, spilledBytes, archivedChars, timings }: Chain
   return { spilledFiles, spilledBytes, archivedChars, timings };
 }
 
+/** A record's args as a task carries them: as they are, or as JSON text when too deep to clone. */
+function clonableArgs(args: unknown): { args: unknown; argsJson?: string } {
+  return nestsDeeperThan(args, CLONE_MAX_DEPTH) ? { args: undefined, argsJson: jsonText(args) } : { args };
+}
+
 function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, input: ChainInput): ChainTask {
   const task: ChainTask = {
     chainStart: plan.chain.startUserTimestamp,
@@ -163,7 +168,7 @@ function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, input: C
     protectedIds: plan.chain.protectedToolCallIds,
     plannedKeys: plan.plannedKeys,
     reservedRefs: plan.reservedRefs,
-    indexedRecords: plan.indexed.map(({ toolCallId, toolName, args, timestamp, resultTimestamp }) => ({ toolCallId, toolName, args, timestamp, resultTimestamp })),
+    indexedRecords: plan.indexed.map(({ toolCallId, toolName, args, timestamp, resultTimestamp }) => ({ toolCallId, toolName, ...clonableArgs(args), timestamp, resultTimestamp })),
     toolRefs: plan.toolRefs,
     spill: deps.spill,
   };

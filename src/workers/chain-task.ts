@@ -88,8 +88,12 @@ export interface ChainTask {
   plannedKeys: string[];
   /** Reserved `t<N>`, one per planned key. */
   reservedRefs: string[];
-  /** Records of chain members archived earlier (a retry after a partial failure). */
-  indexedRecords: BodyRecord[];
+  /**
+   * Records of chain members archived earlier (a retry after a partial failure, an open chain's
+   * earlier steps). Args that nest too deep to be cloned come as `argsJson` instead
+   * (core/json-text.ts CLONE_MAX_DEPTH).
+   */
+  indexedRecords: Array<BodyRecord & { argsJson?: string }>;
   /** The chain entry's toolRefs, as they will be once this chain's refs are registered. */
   toolRefs: string[];
   spill: SpillSettings;

@@ -70,7 +70,8 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   const { records } = archived;
   const refs = refsOf(task, records);
   // The body quotes two records' args: only those are decoded, when they hold refs.
-  const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs, (args) => argsExcerpt(resolvedValue(args, literals)));
+  const indexed = task.indexedRecords.map(({ argsJson, ...record }) => (argsJson === undefined ? record : { ...record, args: JSON.parse(argsJson) as unknown }));
+  const body = task.indexOnly ? "" : buildDeterministicBody([...indexed, ...records], task.toolRefs, (args) => argsExcerpt(resolvedValue(args, literals)));
   const indexDataJson = indexDataBytesOf(
     records.map((record) => expandMarkers(jsonText(record), literals)),
     refs,
