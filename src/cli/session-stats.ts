@@ -14,6 +14,7 @@ import { contextMessages } from "../core/session-tree.js";
 import { tokensOf } from "../main/compact-report.js";
 import { measureContext } from "../main/context-size.js";
 import type { SessionModel } from "../main/session-model.js";
+import { jsonText } from "../core/json-text.js";
 
 export interface ChainStats {
   startUserTimestamp: number;
@@ -103,6 +104,6 @@ function chainStats(model: SessionModel, chain: ChainRange, chars: Map<string, n
 /** Same measure as measureContext: JSON characters, message by message. */
 function sizeOf(messages: readonly AgentMessage[]): SizeStats {
   let chars = 0;
-  for (const message of messages) chars += JSON.stringify(message).length;
+  for (const message of messages) chars += jsonText(message).length;
   return { messages: messages.length, chars, tokens: tokensOf(chars) };
 }

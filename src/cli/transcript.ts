@@ -6,6 +6,7 @@
 
 import { contentText } from "../core/message-text.js";
 import type { AgentMessage, ContentPart } from "../core/session-types.js";
+import { jsonText } from "../core/json-text.js";
 
 export function transcriptBlock(message: AgentMessage): string {
   return `${heading(message)}\n${body(message)}`.trimEnd();
@@ -37,7 +38,7 @@ function partText(part: ContentPart): string {
     case "text":
       return typeof p.text === "string" ? p.text : "";
     case "toolCall":
-      return `→ ${String(p.name)} ${JSON.stringify(p.arguments ?? p.input ?? p.args ?? {})} [${String(p.id)}]`;
+      return `→ ${String(p.name)} ${jsonText(p.arguments ?? p.input ?? p.args ?? {})} [${String(p.id)}]`;
     case "thinking":
       return typeof p.thinking === "string" && p.thinking.length > 0 ? `(thinking, ${p.thinking.length} chars)` : "";
     case "image":

@@ -5,6 +5,7 @@
 
 import { utf8Join } from "./utf8-join.js";
 import type { ChainCompressionEntry, ChainRange, IndexEntryData, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
+import { jsonText } from "./json-text.js";
 
 export interface ChainEntryInput {
   chain: ChainRange;
@@ -46,7 +47,7 @@ export function buildBackfilledIndexData(records: ToolCallRecord[], refs: Summar
  */
 export function backfilledIndexDataBytes(records: ToolCallRecord[], refs: SummaryToolCallRef[]): Buffer {
   return indexDataBytesOf(
-    records.map((record) => [JSON.stringify(record)]),
+    records.map((record) => [jsonText(record)]),
     refs,
   );
 }

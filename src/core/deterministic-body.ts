@@ -4,6 +4,7 @@
  */
 
 import type { ToolCallRecord } from "./prune-types.js";
+import { jsonText } from "./json-text.js";
 
 /** The fields of a record the body reads; workers and the retry path pass light records. */
 export type BodyRecord = Pick<ToolCallRecord, "toolCallId" | "toolName" | "args" | "timestamp" | "resultTimestamp">;
@@ -72,7 +73,7 @@ function spanSeconds(first: BodyRecord | undefined, last: BodyRecord | undefined
 
 /** Compact JSON of the args, cut at 200 UTF-16 units plus "..."; undefined args give "". */
 export function argsExcerpt(args: unknown): string {
-  const json = args === undefined ? undefined : JSON.stringify(args);
+  const json = args === undefined ? undefined : jsonText(args);
   if (json === undefined) return "";
   return json.length <= EXCERPT_MAX_UNITS ? json : `${json.slice(0, EXCERPT_MAX_UNITS)}...`;
 }

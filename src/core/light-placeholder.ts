@@ -4,6 +4,8 @@
  * lightened form alone.
  */
 
+import { jsonText } from "./json-text.js";
+
 /**
  * Placeholder delimiters: the C1 control codes PU1 and PU2 ("private use"), which real text all
  * but never holds and JSON.stringify leaves as they are. Below U+0100, they keep a lightened head
@@ -13,6 +15,7 @@
 const OPEN = "\u0091";
 const CLOSE = "\u0092";
 const PLACEHOLDER = /\u0091(\d+)\u0092/g;
+
 /** Longest placeholder: two delimiters and up to 16 digits. */
 export const PLACEHOLDER_MAX_CHARS = 18;
 
@@ -49,6 +52,6 @@ export function placeholderChars(json: string): number {
 
 /** JSON length of a (possibly lightened) value as the real value would serialise. */
 export function realJsonLength(value: unknown): number {
-  const json = JSON.stringify(value);
+  const json = jsonText(value);
   return json === undefined ? 0 : json.length + placeholderChars(json);
 }

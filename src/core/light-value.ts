@@ -19,6 +19,7 @@
  * that stays a ref is sized and cut without being decoded, beyond its head.
  */
 
+import { jsonText } from "./json-text.js";
 import { jsonStringLength, PLACEHOLDER_MAX_CHARS, placeholderWorth } from "./light-placeholder.js";
 import { refOf, refPrefix, refText, resolvedJsonLength, type LiteralRef } from "./literal-refs.js";
 
@@ -248,7 +249,7 @@ export class Lightener {
 
   /** JSON length of a whole subtree about to become one placeholder, refs counted at their real length. */
   private subtreeJsonLength(child: object): number {
-    const json = JSON.stringify(child);
+    const json = jsonText(child);
     return this.refs === undefined ? json.length : resolvedJsonLength(json, this.refs);
   }
 

@@ -205,21 +205,34 @@ export function resolveMarkers(text: string, refs: readonly LiteralRef[]): strin
 
 /**
  * `value` (parsed JSON, possibly holding markers) with every marker resolved, as a new value;
- * what holds none is returned as it is.
+ * what holds none is returned as it is. Iterative: parsed JSON may nest deeper than the call stack.
  */
 export function resolvedValue(value: unknown, refs: readonly LiteralRef[]): unknown {
   if (refs.length === 0) return value;
+  const root = resolvedChild(value, refs);
+  // Pairs of a container and its copy, whose members are still to resolve.
+  const pending: unknown[] = [];
+  if (root !== value) pending.push(value, root);
+  while (pending.length > 0) {
+    const copy = pending.pop() as Record<string, unknown>;
+    const source = pending.pop() as Record<string, unknown>;
+    for (const key in source) {
+      const child = source[key];
+      const resolved = resolvedChild(child, refs);
+      if (typeof child === "object" && child !== null) pending.push(child, resolved);
+      // A parsed `__proto__` key is an own property: assigned, it would set the prototype instead.
+      if (key === "__proto__") Object.defineProperty(copy, key, { value: resolved, enumerable: true, writable: true, configurable: true });
+      else copy[key] = resolved;
+    }
+  }
+  return root;
+}
+
+/** A string resolved, an empty copy of a container (filled by resolvedValue), anything else as it is. */
+function resolvedChild(value: unknown, refs: readonly LiteralRef[]): unknown {
   if (typeof value === "string") return resolveMarkers(value, refs);
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => resolvedValue(item, refs));
-  const out: Record<string, unknown> = {};
-  for (const key in value) {
-    const resolved = resolvedValue((value as Record<string, unknown>)[key], refs);
-    // A parsed `__proto__` key is an own property: assigned, it would set the prototype instead.
-    if (key === "__proto__") Object.defineProperty(out, key, { value: resolved, enumerable: true, writable: true, configurable: true });
-    else out[key] = resolved;
-  }
-  return out;
+  return Array.isArray(value) ? new Array<unknown>(value.length) : {};
 }
 
 /**

@@ -3,6 +3,7 @@
  * bodies (src/io/read-spill.ts) and hands them in, so this module never touches the disk.
  */
 
+import { jsonText, nestsDeeperThan } from "./json-text.js";
 import { occurrenceKey, parseOccurrenceKey, resultTimestampOf } from "./occurrence-key.js";
 import { FIRST_PAGE, nextPageHint, pageOf, pageText, QUERY_MAX_BYTES, QUERY_MAX_LINES } from "./output-pages.js";
 import type { PruneState } from "./prune-state.js";
@@ -160,12 +161,23 @@ function turnLine(record: ToolCallRecord, context: QueryContext): string {
   return turn === undefined ? `Turn: ${record.turnIndex}` : `Turn: ${turn} (user turn in the session; the archive records none)`;
 }
 
+/**
+ * Args nested deeper than this are printed on one line: indented, each level repeats its
+ * indentation on every line below it, and 100,000 levels (which a session line can hold) would take
+ * gigabytes. A real call's arguments nest a few levels.
+ */
+const ARGS_INDENT_MAX_DEPTH = 1000;
+
+function argsText(args: unknown): string {
+  return nestsDeeperThan(args, ARGS_INDENT_MAX_DEPTH) ? jsonText(args) : JSON.stringify(args, null, 2);
+}
+
 function matchBlock(match: QueryMatch, body: string, problem: string | undefined, context: QueryContext): string {
   const header = [`## toolRef: ${match.label}`];
   if (match.legacy) header.push("Occurrence: legacy (no resultTimestamp)");
   header.push(
     `Tool: ${match.record.toolName}`,
-    `Args: ${JSON.stringify(match.record.args, null, 2)}`,
+    `Args: ${argsText(match.record.args)}`,
     statusLine(match.record, problem),
     turnLine(match.record, context),
   );

@@ -22,6 +22,7 @@ import { pruneOptions } from "./context-handler.js";
 import type { Chainpress, CompactCost } from "./runtime.js";
 import type { SessionView } from "./session-view.js";
 import { blobDirOf, branchEntriesSteps } from "./state-holder.js";
+import { jsonText } from "../core/json-text.js";
 
 /** Key of our segment in pi's footer. */
 export const STATUS_KEY = "chainpress";
@@ -90,7 +91,7 @@ function* jsonCharsSteps(messages: readonly AgentMessage[], lengthOf: WeakMap<ob
     let length = lengthOf.get(message);
     let units = 1;
     if (length === undefined) {
-      length = JSON.stringify(message).length;
+      length = jsonText(message).length;
       lengthOf.set(message, length);
       units += Math.floor(length / SERIALISED_CHARS_PER_UNIT);
     }

@@ -16,6 +16,7 @@ import type { LoadedSession } from "./loaded-session.js";
 import { CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
 import { crashPlanned, crashPoint } from "./crash-points.js";
 import { asIoError, SessionFileError } from "./session-errors.js";
+import { jsonText } from "../core/json-text.js";
 
 export interface AppenderOptions {
   /** Clock in epoch ms for entry timestamps (default Date.now). */
@@ -220,7 +221,7 @@ export type DataJson = string | Uint8Array;
  * worker) the same bytes are assembled around it instead of serialising megabytes again.
  */
 function serializeEntry(entry: CustomEntry, dataJson: DataJson | undefined): string | Buffer[] {
-  if (dataJson === undefined) return JSON.stringify(entry);
+  if (dataJson === undefined) return jsonText(entry);
   const { type, customType, id, parentId, timestamp } = entry;
   const head = `${JSON.stringify({ type, customType }).slice(0, -1)},"data":`;
   const tail = `,${JSON.stringify({ id, parentId, timestamp }).slice(1)}`;

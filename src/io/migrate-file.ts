@@ -12,6 +12,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { crashPoint } from "./crash-points.js";
 import type { EntryLocation, LoadedSession } from "./loaded-session.js";
 import { asIoError, SessionFileError } from "./session-errors.js";
+import { jsonText } from "../core/json-text.js";
 
 export interface MigrateFileOptions {
   /** Leave out an incomplete last line (pi drops it too when it rewrites) instead of refusing. */
@@ -73,7 +74,7 @@ interface SerializeCounter {
 function* serialize(loaded: LoadedSession, counter: SerializeCounter): Generator<Buffer> {
   const values: Array<SessionHeader | SessionEntry> = [loaded.header, ...loaded.entries];
   for (const [i, value] of values.entries()) {
-    const line = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
+    const line = Buffer.from(`${jsonText(value)}\n`, "utf8");
     if (i > 0) counter.locations.set(value as SessionEntry, { line: i + 1, byteOffset: counter.bytes, bytes: line.length - 1, terminated: true });
     counter.bytes += line.length;
     yield line;

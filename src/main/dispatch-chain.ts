@@ -6,7 +6,9 @@
  */
 
 import { buildRef } from "../core/chain-entry.js";
+import { CLONE_MAX_DEPTH, jsonText, nestsDeeperThan } from "../core/json-text.js";
 import type { BufferPool } from "../io/buffer-pool.js";
+import type { ToolCallRecord } from "../core/prune-types.js";
 import type { SpanOutput } from "../core/extract-records.js";
 import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult, type TaskFigures } from "../workers/chain-task.js";
 import type { TaskStart } from "./chain-runner.js";
@@ -99,8 +101,14 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
   dropOutputs(plan);
   const encoded = await lane.run(() => encodeSlice(plan.inner));
   // msgpack carries strings as UTF-8, which has no lone surrogates, and msgpackr renames a
-  // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both.
-  if (!encoded) return recordsWork(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "messages", messages: plan.inner }), onStart), plan);
+  // `__proto__` key: such a rare slice goes by structured clone instead, which keeps both; one
+  // nested deeper than either can go, as JSON text.
+  if (encoded === "clone") return recordsWork(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "messages", messages: plan.inner }), onStart), plan);
+  if (encoded === "json") {
+    const texts = await lane.run(() => plan.inner.map((message) => jsonText(message)));
+    dropInner(plan);
+    return recordsWork(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "json", texts }), onStart), plan);
+  }
   stats.stageMs.encode += encoded.busyMs;
   // From here on only the encoded copy (owned by the task) is alive.
   dropInner(plan);
@@ -131,7 +139,8 @@ function startFromDisk(deps: CompressEligibleDeps, linesOnDisk: NonNullable<Memo
 /** The work of a "messages" or "encoded" task: the worker's records and refs, whole. */
 function recordsWork(result: ChainTaskResult, plan: DeterministicPlan): DispatchedWork {
   if (result.kind !== "records") throw new Error(`internal error: chain ${plan.chain.startUserTimestamp}: its task sent ${result.kind}, not records`);
-  const { records, refs, body, indexDataJson } = result;
+  const { refs, body, indexDataJson, recordsJson } = result;
+  const records = recordsJson === undefined ? result.records : recordsJson.map((text) => JSON.parse(text) as ToolCallRecord);
   return { ...figuresOf(result), records, refs, body, indexDataJson, keys: plan.plannedKeys, lightened: false };
 }
 
@@ -147,6 +156,11 @@ function figuresOf({ spilledFiles, spilledBytes, archivedChars, timings }: Chain
   return { spilledFiles, spilledBytes, archivedChars, timings };
 }
 
+/** A record's args as a task carries them: as they are, or as JSON text when too deep to clone. */
+function clonableArgs(args: unknown): { args: unknown; argsJson?: string } {
+  return nestsDeeperThan(args, CLONE_MAX_DEPTH) ? { args: undefined, argsJson: jsonText(args) } : { args };
+}
+
 function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, input: ChainInput): ChainTask {
   const task: ChainTask = {
     chainStart: plan.chain.startUserTimestamp,
@@ -154,7 +168,7 @@ function buildTask(deps: CompressEligibleDeps, plan: DeterministicPlan, input: C
     protectedIds: plan.chain.protectedToolCallIds,
     plannedKeys: plan.plannedKeys,
     reservedRefs: plan.reservedRefs,
-    indexedRecords: plan.indexed.map(({ toolCallId, toolName, args, timestamp, resultTimestamp }) => ({ toolCallId, toolName, args, timestamp, resultTimestamp })),
+    indexedRecords: plan.indexed.map(({ toolCallId, toolName, args, timestamp, resultTimestamp }) => ({ toolCallId, toolName, ...clonableArgs(args), timestamp, resultTimestamp })),
     toolRefs: plan.toolRefs,
     spill: deps.spill,
   };

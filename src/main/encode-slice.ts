@@ -12,7 +12,7 @@
 
 import { performance } from "node:perf_hooks";
 import type { AgentMessage } from "../core/session-types.js";
-import { loadMsgpack, msgpackAlters } from "../io/msgpack-codec.js";
+import { loadMsgpack, messageCarrier } from "../io/msgpack-codec.js";
 import { pauseIfDue, sliceUsedUp } from "./cooperative.js";
 
 /** Encodings joined per chunk: small enough to copy within a slice, big enough to keep the transfer list short. */
@@ -26,10 +26,11 @@ export interface EncodedSlice {
 }
 
 /**
- * The slice encoded, or undefined when msgpack would not carry a message exactly (a lone
- * surrogate, a `__proto__` key): the caller then sends the messages by structured clone.
+ * The slice encoded, or how else to send it when msgpack would not carry a message
+ * (io/msgpack-codec.ts messageCarrier): "clone" (structured clone, for a lone surrogate or a
+ * `__proto__` key) or "json" (JSON text, for a message nested too deep for either).
  */
-export async function encodeSlice(messages: readonly AgentMessage[]): Promise<EncodedSlice | undefined> {
+export async function encodeSlice(messages: readonly AgentMessage[]): Promise<EncodedSlice | "clone" | "json"> {
   const { pack } = await loadMsgpack();
   const chunks: Uint8Array[] = [];
   let batch: Uint8Array[] = [];
@@ -38,7 +39,8 @@ export async function encodeSlice(messages: readonly AgentMessage[]): Promise<En
   await pauseIfDue();
   let stretch = performance.now();
   for (const message of messages) {
-    if (msgpackAlters(message)) return undefined;
+    const carrier = messageCarrier(message);
+    if (carrier !== "msgpack") return carrier === "json" ? "json" : anyDeeper(messages);
     // pack() returns a view of a reused buffer: copy before the next call.
     const part = Uint8Array.prototype.slice.call(pack(message));
     batch.push(part);
@@ -57,6 +59,11 @@ export async function encodeSlice(messages: readonly AgentMessage[]): Promise<En
   if (batch.length > 0) chunks.push(join(batch, batchBytes));
   busyMs += performance.now() - stretch;
   return { chunks, busyMs };
+}
+
+/** "json" when some message needs JSON text (structured clone cannot carry it either), else "clone". */
+function anyDeeper(messages: readonly AgentMessage[]): "clone" | "json" {
+  return messages.some((message) => messageCarrier(message) === "json") ? "json" : "clone";
 }
 
 function join(parts: Uint8Array[], total: number): Uint8Array {

@@ -16,6 +16,7 @@ import type { EntryLocation, LoadedSession } from "../io/loaded-session.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { classifyLine } from "../io/session-line.js";
 import { pauseIfDue } from "./cooperative.js";
+import { jsonText } from "../core/json-text.js";
 
 export async function migrateScannedFile(scanned: LoadedSession, options: MigrateFileOptions = {}): Promise<void> {
   if (scanned.originalVersion >= CURRENT_SESSION_VERSION) return;
@@ -82,7 +83,7 @@ function lineValues(file: string, result: ReturnType<typeof classifyLine>, line:
 }
 
 function lineBytes(value: unknown): Buffer {
-  return Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
+  return Buffer.from(`${jsonText(value)}\n`, "utf8");
 }
 
 /** The scan and the rewrite read different bytes: someone wrote the file in between. Nothing is replaced. */

@@ -8,6 +8,7 @@
 import { callTarget } from "../core/call-target.js";
 import { compareHits, type SearchHit, type SearchPattern } from "../core/archive-search.js";
 import { editedOutputOf, type EditedOutput } from "../core/context-edits.js";
+import { CLONE_MAX_DEPTH, jsonText, nestsDeeperThan } from "../core/json-text.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { SearchSource, SearchTaskDoc, SearchTaskResult } from "../workers/search-task.js";
@@ -81,9 +82,14 @@ async function documentsOf(scope: SearchScope, request: SearchRequest): Promise<
     // What the projection omits is not there to be found.
     if (edited?.text === null) continue;
     const source = edited === undefined ? sourceOf(record, scope.blobDir) : inline(edited.text);
-    docs.push({ ref, toolCallId: record.toolCallId, toolName: record.toolName, target: callTarget(record.args), blockId, args: record.args, order: order++, source });
+    docs.push({ ref, toolCallId: record.toolCallId, toolName: record.toolName, target: callTarget(record.args), blockId, ...argsOf(record.args), order: order++, source });
   }
   return docs;
+}
+
+/** A record's args as a document carries them: as they are, or as JSON when too deep to clone. */
+function argsOf(args: unknown): Pick<TaskDoc, "args" | "argsJson"> {
+  return nestsDeeperThan(args, CLONE_MAX_DEPTH) ? { args: undefined, argsJson: jsonText(args ?? null) } : { args };
 }
 
 function inline(text: string): SearchSource {

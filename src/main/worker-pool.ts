@@ -88,6 +88,8 @@ function chainTaskBytes(task: ChainTask): number {
       return input.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     case "messages":
       return input.messages.length * 10_000;
+    case "json":
+      return input.texts.reduce((sum, text) => sum + text.length, 0);
   }
 }
 

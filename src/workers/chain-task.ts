@@ -70,11 +70,14 @@ export interface FileSlice {
  *   The chunks' buffers are moved to the worker.
  * - "messages": as objects, structured-cloned, for the rare slice msgpack cannot carry (lone
  *   surrogates, a `__proto__` key).
+ * - "json": each message's JSON text, for a slice nested deeper than msgpack or structured clone
+ *   can go (core/json-text.ts CLONE_MAX_DEPTH); JSON.parse reads any depth.
  */
 export type ChainInput =
   | { kind: "file-slice"; slice: FileSlice; mainMessages: "lightened" | "whole" }
   | { kind: "encoded"; chunks: Uint8Array[] }
-  | { kind: "messages"; messages: AgentMessage[] };
+  | { kind: "messages"; messages: AgentMessage[] }
+  | { kind: "json"; texts: string[] };
 
 export interface ChainTask {
   /** startUserTimestamp of the chain (for error messages). */
@@ -85,8 +88,12 @@ export interface ChainTask {
   plannedKeys: string[];
   /** Reserved `t<N>`, one per planned key. */
   reservedRefs: string[];
-  /** Records of chain members archived earlier (a retry after a partial failure). */
-  indexedRecords: BodyRecord[];
+  /**
+   * Records of chain members archived earlier (a retry after a partial failure, an open chain's
+   * earlier steps). Args that nest too deep to be cloned come as `argsJson` instead
+   * (core/json-text.ts CLONE_MAX_DEPTH).
+   */
+  indexedRecords: Array<BodyRecord & { argsJson?: string }>;
   /** The chain entry's toolRefs, as they will be once this chain's refs are registered. */
   toolRefs: string[];
   spill: SpillSettings;
@@ -146,8 +153,10 @@ export interface TaskResultBase {
 /** An "encoded" or "messages" task's result: the fresh records themselves, whole, and their refs. */
 export interface RecordsResult extends TaskResultBase {
   kind: "records";
-  /** In planned order; spilled ones carry spill fields and an empty resultText. */
+  /** In planned order; spilled ones carry spill fields and an empty resultText. Empty when `recordsJson` holds them. */
   records: ToolCallRecord[];
+  /** Each record's JSON text instead, when a call's args nest too deep to be cloned (core/json-text.ts CLONE_MAX_DEPTH). */
+  recordsJson?: string[];
   refs: SummaryToolCallRef[];
 }
 

@@ -15,11 +15,12 @@ import { expandMarkers, mentionsMarker, resolvedValue, type LiteralRef } from ".
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { discardStagedSpills, stageSpillFiles } from "../io/write-spill.js";
-import type { ArchivedFacts, ChainTask, ChainTaskResult, SpillSettings, TaskTimings } from "./chain-task.js";
+import type { ArchivedFacts, ChainTask, ChainTaskResult, RecordsResult, SpillSettings, TaskTimings } from "./chain-task.js";
 import { archiveRecords, type ArchivedRecords } from "./archive-records.js";
 import { readFileSlice } from "./read-file-slice.js";
 import type { BufferPool } from "../io/buffer-pool.js";
 import { loadMsgpack } from "../io/msgpack-codec.js";
+import { CLONE_MAX_DEPTH, jsonText, nestsDeeperThan } from "../core/json-text.js";
 
 /** Runs the task; its span is read into `spanBuffers`, the thread's (workers/thread-scratch.ts), each given back when the task ends. */
 export async function runChainTask(task: ChainTask, spanBuffers: BufferPool): Promise<ChainTaskResult> {
@@ -69,9 +70,10 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   const { records } = archived;
   const refs = refsOf(task, records);
   // The body quotes two records' args: only those are decoded, when they hold refs.
-  const body = task.indexOnly ? "" : buildDeterministicBody([...task.indexedRecords, ...records], task.toolRefs, (args) => argsExcerpt(resolvedValue(args, literals)));
+  const indexed = task.indexedRecords.map(({ argsJson, ...record }) => (argsJson === undefined ? record : { ...record, args: JSON.parse(argsJson) as unknown }));
+  const body = task.indexOnly ? "" : buildDeterministicBody([...indexed, ...records], task.toolRefs, (args) => argsExcerpt(resolvedValue(args, literals)));
   const indexDataJson = indexDataBytesOf(
-    records.map((record) => expandMarkers(JSON.stringify(record), literals)),
+    records.map((record) => expandMarkers(jsonText(record), literals)),
     refs,
     task.indexRoom && Buffer.from(task.indexRoom),
   );
@@ -81,9 +83,15 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   // or pi's whole ones) and these facts, and their refs from its plan; the index entry's bytes
   // above are the faithful copy of them.
   const { input } = task;
-  if (input.kind !== "file-slice") return { ...result, kind: "records" as const, records, refs };
+  if (input.kind !== "file-slice") return { ...result, kind: "records" as const, ...recordsPosted(records), refs };
   const lightener = input.mainMessages === "lightened" ? new Lightener() : undefined;
   return { ...result, kind: "facts" as const, archived: records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lightener)) };
+}
+
+/** Records as posted back: as they are, or as JSON text where a call's args nest too deep to be cloned. */
+function recordsPosted(records: ToolCallRecord[]): Pick<RecordsResult, "records" | "recordsJson"> {
+  if (!records.some((record) => nestsDeeperThan(record.args, CLONE_MAX_DEPTH))) return { records };
+  return { records: [], recordsJson: records.map((record) => jsonText(record)) };
 }
 
 /** What a record adds to the main thread's output: lightened by the same rules as its messages (with a `lightener`), or whole. */
@@ -113,6 +121,8 @@ async function sliceMessages(task: ChainTask, literals: LiteralRef[], hasher: Ha
       return readFileSlice(input.slice, task.chainStart, literals, hasher, !mentionsMarker(Buffer.from(task.spill.blobDir)), room);
     case "messages":
       return input.messages;
+    case "json":
+      return input.texts.map((text) => JSON.parse(text) as AgentMessage);
     case "encoded": {
       const { unpackMultiple } = await loadMsgpack();
       return input.chunks.flatMap((chunk) => unpackMultiple(chunk) as AgentMessage[]);

@@ -9,14 +9,18 @@ import { PatternMatcher, searchOutput, type SearchDoc, type SearchHit, type Sear
 import { loadHasher } from "../core/digest.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import { readSpilledBody } from "../io/read-spill.js";
+import { jsonText } from "../core/json-text.js";
 
 /** Where a searched output's text is: here, or in its spill file. */
 export type SearchSource =
   | { kind: "inline"; text: string }
   | { kind: "spill"; record: Pick<ToolCallRecord, "toolCallId" | "toolName" | "spillPath" | "spillBytes" | "spillDigest" | "contentHash" | "resultTimestamp">; blobDir: string | undefined };
 
-/** A document as sent: the call's args as they are (made JSON here, not on the sending thread). */
-export type SearchTaskDoc = Omit<SearchDoc, "argsJson"> & { args: unknown; source: SearchSource };
+/**
+ * A document as sent: the call's args as they are (made JSON here, not on the sending thread), or
+ * as JSON already where they nest too deep to be cloned (core/json-text.ts CLONE_MAX_DEPTH).
+ */
+export type SearchTaskDoc = Omit<SearchDoc, "argsJson"> & { args: unknown; argsJson?: string; source: SearchSource };
 
 export interface SearchTask {
   kind: "search-archive";
@@ -39,8 +43,8 @@ export async function runSearchTask(task: SearchTask): Promise<SearchTaskResult>
   const hits: SearchHit[] = [];
   const unreadable: SearchTaskResult["unreadable"] = [];
   const matcher = new PatternMatcher(task.pattern);
-  for (const { source, args, ...fields } of task.docs) {
-    const doc: SearchDoc = { ...fields, argsJson: JSON.stringify(args ?? null) };
+  for (const { source, args, argsJson, ...fields } of task.docs) {
+    const doc: SearchDoc = { ...fields, argsJson: argsJson ?? jsonText(args ?? null) };
     let text: string;
     if (source.kind === "inline") text = source.text;
     else {

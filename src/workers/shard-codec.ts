@@ -12,6 +12,7 @@
 import { ByteSink } from "../core/byte-sink.js";
 import { LITERAL_WIDTH, type OutputLiteral } from "../io/output-literal.js";
 import type { ScannedLine, ShardScan } from "./scan-task.js";
+import { jsonText } from "../core/json-text.js";
 
 /** A ShardScan as posted by the worker. */
 export interface ShardScanWire extends Omit<ShardScan, "lines"> {
@@ -129,7 +130,7 @@ export class ShardPacker {
 
   private flush(): void {
     if (this.chunk.length === 0) return;
-    const json = latin1Json(JSON.stringify(packChunk(this.chunk)));
+    const json = latin1Json(jsonText(packChunk(this.chunk)));
     this.chunk = [];
     this.text.addLatin1(json);
     this.ends.push(this.text.length);

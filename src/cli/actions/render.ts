@@ -7,6 +7,7 @@ import type { FollowLinksFlag, ProtectionFlags } from "../options.js";
 import { loadForReading, pruneOptionsOf } from "../read-model.js";
 import { loadCliSettings } from "../settings.js";
 import { transcriptBlock } from "../transcript.js";
+import { jsonText } from "../../core/json-text.js";
 
 export async function runRender(io: CliIo, file: string, flags: ProtectionFlags & FollowLinksFlag & { text?: boolean }): Promise<number> {
   const model = await loadForReading(file, io, flags);
@@ -15,7 +16,7 @@ export async function runRender(io: CliIo, file: string, flags: ProtectionFlags 
   const text = flags.text === true;
   // Message by message: a rendered session is never one string, however large.
   for (const [i, message] of messages.entries()) {
-    const chunk = text ? `${i > 0 ? "\n" : ""}${transcriptBlock(message)}\n` : `${JSON.stringify(message)}\n`;
+    const chunk = text ? `${i > 0 ? "\n" : ""}${transcriptBlock(message)}\n` : `${jsonText(message)}\n`;
     await writeOut(io.stdout, chunk);
   }
   return 0;
