@@ -144,7 +144,7 @@ describe("a literal of any length", () => {
     const model = await loadSessionModel(file);
     const runner = createChainRunner(1);
     try {
-      const search = (text: string, caseSensitive: boolean) => searchArchive({ state: model.state, editedOutputs: new Map(), runner }, { pattern: checkPattern(text, false, caseSensitive) as SearchPattern, limit: 10 });
+      const search = (text: string, caseSensitive: boolean) => searchArchive({ state: model.state, editedOutputs: new Map(), runner, blobDir: model.blobDir }, { pattern: checkPattern(text, false, caseSensitive) as SearchPattern, limit: 10 });
       for (const [text, caseSensitive] of [[needle, true], [needle, false], [asciiUpper(needle), false]] as const) {
         const found = await search(text, caseSensitive);
         expect(found.hits.map((hit) => [hit.ref, hit.matches, hit.lines[0]!.line]), `${caseSensitive}`).toEqual([["t2", 1, 2]]);
