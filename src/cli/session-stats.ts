@@ -1,8 +1,11 @@
 /**
  * What `chainpress stats` reports about a session: its chains (closed, interrupted, and the
  * one still open at the end), their size, per-batch summary coverage and compression, and the
- * context size with and without the session's current compression.
+ * context size with and without the session's current compression (images counted as billed,
+ * core/billed-size.ts).
  */
+
+import { addTally, emptyTally, imageBillOf, type ImageTally } from "../core/billed-size.js";
 
 import { detectChains } from "../core/detect-chains.js";
 import { contentText } from "../core/message-text.js";
@@ -35,6 +38,8 @@ export interface SizeStats {
   messages: number;
   chars: number;
   tokens: number;
+  /** Image parts in the context, and by which rule each was counted ("pixels" or "pi-estimate"). */
+  images: ImageTally;
 }
 
 export interface SessionStats {
@@ -59,7 +64,7 @@ export function sessionStats(model: SessionModel, render: { isProtected: Protect
     fileVersion: model.loaded.originalVersion,
     chains: { total: list.length, closed: count("closed"), interrupted: count("interrupted"), open: count("open"), compressed: list.filter((c) => c.compressed).length },
     list,
-    context: { before: sizeOf(contextMessages(model.branch, model.edits)), after: { messages: after.messages, chars: after.chars, tokens: tokensOf(after.chars) } },
+    context: { before: sizeOf(contextMessages(model.branch, model.edits)), after: { messages: after.messages, chars: after.chars, tokens: tokensOf(after.chars), images: after.images } },
   };
 }
 
@@ -101,9 +106,14 @@ function chainStats(model: SessionModel, chain: ChainRange, chars: Map<string, n
   };
 }
 
-/** Same measure as measureContext: JSON characters, message by message. */
+/** Same measure as measureContext: JSON characters, message by message, images as billed. */
 function sizeOf(messages: readonly AgentMessage[]): SizeStats {
   let chars = 0;
-  for (const message of messages) chars += jsonText(message).length;
-  return { messages: messages.length, chars, tokens: tokensOf(chars) };
+  const images = emptyTally();
+  for (const message of messages) {
+    const bill = imageBillOf(message);
+    chars += jsonText(message).length + bill.delta;
+    addTally(images, bill.tally);
+  }
+  return { messages: messages.length, chars, tokens: tokensOf(chars), images };
 }

@@ -3,6 +3,7 @@
 import { tokensOf } from "../main/compact-report.js";
 import type { CompactReport } from "../main/compact-report.js";
 import type { SessionOutcome } from "./compact-one.js";
+import { imageTallyText } from "../core/billed-size.js";
 import { digitGroups } from "../core/digit-groups.js";
 import { bold } from "./output.js";
 
@@ -60,10 +61,18 @@ function reportLines(r: CompactReport, sessionBytesAdded: number | undefined): s
   lines.push(
     `  ${would("archive", "archived")}: ${plural(r.recordsArchived, "record")}, ${count(r.archivedChars)} chars; ${plural(r.spilledFiles, "spill file")} (${count(r.spilledBytes)} bytes ${r.dryRun ? "to write" : "written"})`,
     `  ${would("append", "appended")}: ${plural(r.appendedEntries, "entry", "entries")} to the session file${grown}`,
-    `  context: ${formatSize(ctx.beforeChars, ctx.beforeTokens)} → ${formatSize(ctx.afterChars, ctx.afterTokens)}${percentChange(ctx.beforeChars, ctx.afterChars)}`,
+    `  context: ${formatSize(ctx.beforeChars, ctx.beforeTokens)} → ${formatSize(ctx.afterChars, ctx.afterTokens)}${percentChange(ctx.beforeChars, ctx.afterChars)}${imagesNote(r)}`,
     `  wall time: ${(r.wallMs / 1000).toFixed(2)} s`,
   );
   return lines;
+}
+
+/** "; images: 3 images as ~1,983 tokens (3 by pixel size) → …", nothing when the context held none (or a report predates the tallies). */
+function imagesNote(r: CompactReport): string {
+  const before = r.context.beforeImages;
+  const after = r.context.afterImages;
+  if (before === undefined || after === undefined || (before.count === 0 && after.count === 0)) return "";
+  return `; images: ${imageTallyText(before) || "none"} → ${imageTallyText(after) || "none"}`;
 }
 
 /** Chains behind pi's latest compaction: left alone (they save no context), or taken with --include-compacted. */

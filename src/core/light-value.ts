@@ -9,7 +9,9 @@
  * first 64 characters after leading whitespace (the `<compressed-chain` test), and inside
  * tool-call arguments, whose JSON keeps its first 256 characters (a retry body and an archived
  * output's stub quote the first 200 JSON characters of a call's arguments); a `path` argument up
- * to PATH_MAX stays whole (protection globs match whole paths). The placeholder carries how many
+ * to PATH_MAX stays whole (protection globs match whole paths); an image part's `data` keeps its
+ * first IMAGE_HEAD_CHARS characters, where its header gives its size (core/image-tokens.ts: an
+ * image is measured as billed, from that head alone). The placeholder carries how many
  * JSON characters it stands in for (core/light-placeholder.ts), so a context's size computed on
  * lightened messages equals the one computed on the real messages.
  *
@@ -19,6 +21,7 @@
  * that stays a ref is sized and cut without being decoded, beyond its head.
  */
 
+import { IMAGE_HEAD_CHARS } from "./image-tokens.js";
 import { jsonText } from "./json-text.js";
 import { jsonStringLength, PLACEHOLDER_MAX_CHARS, placeholderWorth } from "./light-placeholder.js";
 import { refOf, refPrefix, refText, resolvedJsonLength, type LiteralRef } from "./literal-refs.js";
@@ -79,6 +82,7 @@ const BULK: Rule = { max: LIGHT_KEEP_CHARS, keep: 0 };
 const USER_BULK: Rule = { max: LIGHT_KEEP_CHARS, keep: LIGHT_KEEP_CHARS };
 const IN_ARGS: Rule = { max: LIGHT_ARGS_KEEP_CHARS, keep: LIGHT_ARGS_KEEP_CHARS };
 const PATH: Rule = { max: LIGHT_PATH_MAX, keep: LIGHT_ARGS_KEEP_CHARS };
+const IMAGE_DATA: Rule = { max: IMAGE_HEAD_CHARS, keep: IMAGE_HEAD_CHARS };
 
 /** `rule` with each shorter head, by its length: what argsRule gives, made once, up front. */
 function shorterHeads(rule: Rule): readonly Rule[] {
@@ -210,7 +214,7 @@ export class Lightener {
           }
           const argsRoot = !args && ARGS_KEYS.has(key);
           if (args) at = advance(at, (keys > 0 ? 1 : 0) + this.keyJsonLength(key) + 1); // comma, key, colon
-          const rule = args ? argsRule(key === "path" ? PATH : IN_ARGS, at) : argsRoot ? IN_ARGS : BULK_KEYS.has(key) ? bulk : NEVER;
+          const rule = args ? argsRule(key === "path" ? PATH : IN_ARGS, at) : argsRoot ? IN_ARGS : BULK_KEYS.has(key) ? (key === "data" && record.type === "image" ? IMAGE_DATA : bulk) : NEVER;
           record[key] = this.lightChild(record[key], rule, args ? mode : argsRoot ? mode | IN_CALL_ARGS | ARGS_ROOT : mode);
           length += this.keyJsonLength(key) + 1 + this.childChars;
           if (args) at = nextAt(at, record[key], this.childChars);

@@ -1,5 +1,6 @@
 /** The report of one compaction: what happened, what it saved, where the time went. */
 
+import type { ImageTally } from "../core/billed-size.js";
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
 import { formatReconstructWarning } from "../core/reconstruct.js";
 import type { CompactionVisibility } from "../core/compaction-visibility.js";
@@ -30,7 +31,8 @@ export interface CompactReport {
   spilledBytes: number;
   archivedChars: number;
   appendedEntries: number;
-  context: { beforeChars: number; afterChars: number; beforeTokens: number; afterTokens: number };
+  /** Context size; an image counts as billed (core/billed-size.ts), the tallies say by which rule. */
+  context: { beforeChars: number; afterChars: number; beforeTokens: number; afterTokens: number; beforeImages: ImageTally; afterImages: ImageTally };
   diagnostics: Record<DiagnosticKind, number>;
   warnings: string[];
   wallMs: number;
@@ -81,6 +83,7 @@ export interface ReportInput {
   hiddenByCompaction?: CompactionVisibility & { included: boolean };
 }
 
+/** Tokens of a context measure's characters (images are in them already, as billed). */
 export function tokensOf(chars: number): number {
   return Math.round(chars / CHARS_PER_TOKEN);
 }
@@ -110,6 +113,8 @@ export function buildCompactReport(input: ReportInput): CompactReport {
       afterChars: input.after.chars,
       beforeTokens: tokensOf(input.before.chars),
       afterTokens: tokensOf(input.after.chars),
+      beforeImages: input.before.images,
+      afterImages: input.after.images,
     },
     diagnostics: { ...input.diagnostics.counters },
     warnings: [

@@ -1,9 +1,12 @@
 /**
  * Size of what the model would see for a session: pi's context messages after chainpress's
- * rendering, counted in JSON characters (upstream estimates tokens as chars / 4). On a
- * lightened model (the file path) the lengths come from the scan and from placeholders
- * (core/light-placeholder.ts), so the measure is the real one without the real bytes.
+ * rendering, counted in JSON characters (upstream estimates tokens as chars / 4), an image's
+ * data counted as billed instead (core/billed-size.ts). On a lightened model (the file path) the
+ * lengths come from the scan and from placeholders (core/light-placeholder.ts), and a lightened
+ * image keeps its header, so the measure is the real one without the real bytes.
  */
+
+import { addTally, emptyTally, imageBillOf, type ImageTally } from "../core/billed-size.js";
 
 import { realJsonLength } from "../core/light-placeholder.js";
 import { pruneMessages, pruneMessagesSteps, type PruneOptions } from "../core/render/prune-messages.js";
@@ -15,7 +18,10 @@ import type { SessionModel } from "./session-model.js";
 
 export interface ContextSize {
   messages: number;
+  /** JSON characters, each image's data counted as its billed tokens × 4. */
   chars: number;
+  /** The images counted, and by which rule. */
+  images: ImageTally;
 }
 
 /** Render the model's context with the model's current state. */
@@ -53,6 +59,12 @@ function* measureSteps(model: SessionModel, options: PruneOptions, lengths: Mess
   // once chains are compressed (a render that changes nothing returns the context itself).
   const rendered = messages === context ? undefined : yield* timesEachSteps(messages);
   let chars = 0;
+  const images = emptyTally();
+  const add = (message: AgentMessage, times: number, length: number): void => {
+    const bill = imageBillOf(message);
+    chars += times * (length + bill.delta);
+    if (bill.tally.count > 0) addTally(images, bill.tally, times);
+  };
   // Per message, so a large session never becomes one giant string.
   for (let k = 0; k < context.length; k++) {
     if (stepDue(k)) yield;
@@ -60,10 +72,10 @@ function* measureSteps(model: SessionModel, options: PruneOptions, lengths: Mess
     const times = rendered === undefined ? 1 : (rendered.get(message) ?? 0);
     if (times === 0) continue;
     rendered?.delete(message);
-    chars += times * (model.scannedCharsAt(slots[k]!) ?? (yield* madeLength(message, lengths)));
+    add(message, times, model.scannedCharsAt(slots[k]!) ?? (yield* madeLength(message, lengths)));
   }
-  if (rendered !== undefined) for (const [message, times] of rendered) chars += times * (yield* madeLength(message, lengths));
-  return { messages: messages.length, chars };
+  if (rendered !== undefined) for (const [message, times] of rendered) add(message, times, yield* madeLength(message, lengths));
+  return { messages: messages.length, chars, images };
 }
 
 /** How many times each message object is in the list. */

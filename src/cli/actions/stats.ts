@@ -1,5 +1,6 @@
 /** `chainpress stats`: chains, coverage, compression and context size before/after. */
 
+import { imageTallyText } from "../../core/billed-size.js";
 import { digitGroups } from "../../core/digit-groups.js";
 import { describeLiveOwner, liveSessionOwner } from "../../io/live-session-lock.js";
 import { bold, colorsEnabled, writeOut, type CliIo } from "../output.js";
@@ -33,9 +34,15 @@ function formatStats(s: SessionStats, color: boolean): string {
     bold(`${s.file}`, color) + `  session ${s.sessionId}, version ${s.fileVersion} on disk`,
     `chains: ${c.total} (${c.closed} closed, ${c.interrupted} interrupted, ${c.open} open); ${c.compressed} compressed`,
     ...(s.list.length > 0 ? [chainHeader(), ...s.list.map(chainRow)] : []),
-    `context before: ${formatSize(before.chars, before.tokens)}, ${before.messages} messages`,
-    `context after:  ${formatSize(after.chars, after.tokens)}, ${after.messages} messages${saved}`,
+    `context before: ${formatSize(before.chars, before.tokens)}, ${before.messages} messages${imagesNote(before)}`,
+    `context after:  ${formatSize(after.chars, after.tokens)}, ${after.messages} messages${saved}${imagesNote(after)}`,
   ].join("\n");
+}
+
+/** "; 3 images as ~1,983 tokens (3 by pixel size)", nothing for a context without images. */
+function imagesNote(size: SessionStats["context"]["before"]): string {
+  const text = imageTallyText(size.images);
+  return text === "" ? "" : `; ${text}`;
 }
 
 function chainHeader(): string {
