@@ -5,7 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { detectOpenChain } from "../src/core/detect-chains.js";
 import { createChainRunner } from "../src/main/chain-runner.js";
+import { openChainDecision } from "../src/main/plan-open-chain.js";
 import { measureContext, renderContext } from "../src/main/context-size.js";
 import { scanSession } from "../src/main/scan-session.js";
 import { loadSessionModel, modelOf } from "../src/main/session-model.js";
@@ -42,13 +44,17 @@ async function billedContext(file: string, tokens: Map<string, number | "pi-esti
   return { chars, images: { count: byRule.pixels + byRule["pi-estimate"], tokens: imageTokens, byRule } };
 }
 
-async function lightenedMeasure(file: string) {
+async function lightenedModel(file: string) {
   const runner = createChainRunner(0);
   try {
-    return measureContext(modelOf(await scanSession(file, runner)));
+    return modelOf(await scanSession(file, runner));
   } finally {
     await runner.close();
   }
+}
+
+async function lightenedMeasure(file: string) {
+  return measureContext(await lightenedModel(file));
 }
 
 function statsJson(file: string) {
@@ -153,5 +159,28 @@ describe("an image counts as billed in the context measures", () => {
     // The chains' outputs are archived; the user's image stays in the context.
     expect(after.images).toEqual({ count: 1, tokens: 410, byRule: { pixels: 1, "pi-estimate": 0 } });
     await expectBilled(file, after);
+  }, 120_000);
+
+  it("the open-chain policy counts a screenshot output by its pixels: five of them pass a trigger their text alone never would", async () => {
+    const s = new SessionBuilder();
+    s.user("click through the app");
+    for (let i = 0; i < 5; i++) {
+      const id = `shot${i}`;
+      s.message({ role: "assistant", content: [{ type: "toolCall", id, name: "screenshot", arguments: {} }], stopReason: "toolUse", timestamp: s.tick() });
+      const data = pngBytes(1000, 1000, 60_000, i + 1).toString("base64");
+      s.message({ role: "toolResult", toolCallId: id, toolName: "screenshot", content: [{ type: "text", text: "Read image file [image/png]" }, { type: "image", data, mimeType: "image/png" }], isError: false, timestamp: s.tick() });
+    }
+    const file = s.writeTemp();
+    settle(file);
+    const settings = { enabled: true, triggerTokens: 5000, keepRecent: 1, minReclaimTokens: 1000 };
+    // Outside the keep window: four outputs of 27 text characters (7 tokens) and a 1000 × 1000 image (1,334 tokens).
+    const expected = { reason: "archive", outsideTokens: 4 * (7 + 1334) };
+    for (const model of [await loadSessionModel(file), await lightenedModel(file)]) {
+      const open = detectOpenChain(model.messages);
+      expect(open).toBeDefined();
+      const decision = openChainDecision(open!, model.messages, model.state, new Set(), settings);
+      expect({ reason: decision.reason, outsideTokens: decision.outsideTokens }).toEqual(expected);
+      expect(decision.keys).toHaveLength(4);
+    }
   }, 120_000);
 });

@@ -10,6 +10,7 @@
  * README's "Open chains" section has the arithmetic behind the defaults.
  */
 
+import { imageBillOf } from "./billed-size.js";
 import { CHARS_PER_TOKEN } from "./defaults.js";
 import { realJsonLength } from "./light-placeholder.js";
 
@@ -61,6 +62,14 @@ export interface OpenChainDecision {
   outsideTokens: number;
   /** Tokens the chosen keys reclaim (outputs minus their stubs). */
   reclaimTokens: number;
+}
+
+/**
+ * Estimated tokens of a tool output as it is in the context: its text (estimateTokens) and its
+ * image parts as billed (core/billed-size.ts), the count every context measure uses.
+ */
+export function estimateOutputTokens(text: string, content: unknown): number {
+  return estimateTokens(text) + imageBillOf({ content }).tally.tokens;
 }
 
 /** Estimated tokens of a text (possibly lightened: placeholders count what they stand for). */

@@ -10,7 +10,9 @@
  */
 
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import { imageBillOf } from "../core/billed-size.js";
 import { CHARS_PER_TOKEN, COMPACT_ROLLING_WINDOW } from "../core/defaults.js";
+import type { AgentMessage, ToolResultMessage } from "../core/session-types.js";
 import type { CompressEligibleResult } from "../main/compress-eligible.js";
 import { startLoadMonitor } from "../main/load-monitor.js";
 import { passInput, runPass, sessionLines } from "./compress-pass.js";
@@ -54,8 +56,10 @@ async function compact(runtime: Chainpress, ctx: ExtensionCommandContext): Promi
       let chains = 0;
       let chainsFromFile = 0;
       let result: CompressEligibleResult;
+      let messages: readonly AgentMessage[] = [];
       try {
         const input = await passInput(runtime, ctx.sessionManager);
+        messages = input.messages;
         const lines = await sessionLines(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW);
         result = await runPass(runtime, ctx.sessionManager, input, COMPACT_ROLLING_WINDOW, branchBoundAppend(runtime, generation), lines);
         chains = result.compressedEntries.length;
@@ -63,7 +67,7 @@ async function compact(runtime: Chainpress, ctx: ExtensionCommandContext): Promi
       } finally {
         runtime.lastCompact = { ...monitor.stop(), wallMs: performance.now() - started, chains, chainsFromFile };
       }
-      notify(ctx, compactNotice(result));
+      notify(ctx, compactNotice(result, droppedImageTokens(result, messages)));
       refreshStatusLine(runtime, ctx);
     },
     COMPACT_LABEL,
@@ -95,15 +99,29 @@ export function busyText(runtime: Chainpress, busy: Busy | undefined, now = Date
 }
 
 /**
+ * Tokens of the image parts of the outputs the compressed chains dropped from the context, as
+ * billed (core/billed-size.ts): archivedChars counts their text only.
+ */
+export function droppedImageTokens(result: CompressEligibleResult, messages: readonly AgentMessage[]): number {
+  const dropped = new Set(result.compressedEntries.flatMap((entry) => entry.droppedToolCallIds));
+  let tokens = 0;
+  for (const message of messages) {
+    if (message.role === "toolResult" && dropped.has((message as ToolResultMessage).toolCallId)) tokens += imageBillOf(message).tally.tokens;
+  }
+  return tokens;
+}
+
+/**
  * Upstream's notice texts (reference §9.4). "Reclaimed" = archived output minus the bodies that
- * replace it; unlike upstream it counts spilled outputs too, and it needs no re-render of the
+ * replace it, plus the dropped outputs' images as billed; unlike upstream it counts spilled
+ * outputs too, and it needs no re-render of the
  * whole context (which would stall pi's UI on a large session).
  */
-export function compactNotice(result: CompressEligibleResult): string {
+export function compactNotice(result: CompressEligibleResult, imageTokens = 0): string {
   const ids = result.compressedEntries.map((entry) => entry.blockId);
   if (ids.length > 0) {
     const bodies = result.compressedEntries.reduce((sum, entry) => sum + (entry.rangeSummaryText?.length ?? 0), 0);
-    const tokens = Math.ceil(Math.max(0, result.stats.archivedChars - bodies) / CHARS_PER_TOKEN);
+    const tokens = Math.ceil(Math.max(0, result.stats.archivedChars - bodies) / CHARS_PER_TOKEN) + imageTokens;
     return `pruner: compacted ${ids.length} chain${ids.length === 1 ? "" : "s"} (${ids.join(", ")}), reclaimed ~${tokens} tokens`;
   }
   // Every chain something kept from being compressed; an already compressed one is no news.

@@ -6,6 +6,7 @@
 
 import fs from "node:fs";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { addTally, emptyTally, imageBillOf, imageTallyText, type ImageTally } from "../core/billed-size.js";
 import { CHARS_PER_TOKEN } from "../core/defaults.js";
 import { digitGroups } from "../core/digit-groups.js";
 import { editsOnBranchSteps, type ContextEdits, type EditedOutput } from "../core/context-edits.js";
@@ -83,10 +84,11 @@ export function refreshStatusLine(runtime: Chainpress, ctx: ExtensionContext): v
  */
 const SERIALISED_CHARS_PER_UNIT = 4096;
 
-/** JSON characters of `messages`, each length remembered in `lengthOf` (Chainpress.messageLengths). */
-function* jsonCharsSteps(messages: readonly AgentMessage[], lengthOf: WeakMap<object, number>): Steps<number> {
+/** JSON characters of `messages`, images as billed (core/billed-size.ts), each JSON length remembered in `lengthOf` (Chainpress.messageLengths). */
+function* jsonCharsSteps(messages: readonly AgentMessage[], lengthOf: WeakMap<object, number>): Steps<{ chars: number; images: ImageTally }> {
   const budget = new StepBudget();
   let chars = 0;
+  const images = emptyTally();
   for (const message of messages) {
     let length = lengthOf.get(message);
     let units = 1;
@@ -95,10 +97,18 @@ function* jsonCharsSteps(messages: readonly AgentMessage[], lengthOf: WeakMap<ob
       lengthOf.set(message, length);
       units += Math.floor(length / SERIALISED_CHARS_PER_UNIT);
     }
-    chars += length;
+    const bill = imageBillOf(message);
+    chars += length + bill.delta;
+    addTally(images, bill.tally);
     if (budget.spend(units)) yield;
   }
-  return chars;
+  return { chars, images };
+}
+
+/** "; 3 images as ~1,983 tokens (3 by pixel size)" in the rendered context, nothing without images. */
+function imagesNote(images: ImageTally): string {
+  const text = imageTallyText(images);
+  return text === "" ? "" : `; ${text}`;
 }
 
 function tokens(chars: number): string {
@@ -109,11 +119,13 @@ function tokens(chars: number): string {
  * Characters of the branch's context as pi would send it, raw and after chainpress's rendering.
  * In slices: on a large session one pass over it held pi's UI for a quarter of a second.
  */
-function* contextCharsSteps(runtime: Chainpress, branch: readonly SessionEntry[], edits: ContextEdits, outputs: ReadonlyMap<string, EditedOutput>): Steps<{ raw: number; rendered: number }> {
+function* contextCharsSteps(runtime: Chainpress, branch: readonly SessionEntry[], edits: ContextEdits, outputs: ReadonlyMap<string, EditedOutput>): Steps<{ raw: number; rendered: number; images: ImageTally }> {
   const raw = yield* contextMessagesSteps(branch, undefined, edits);
   const options = { ...pruneOptions(runtime), editedOutputs: outputs };
   const rendered = runtime.settings.enabled ? (yield* pruneMessagesSteps(raw, runtime.holder.state, options)).messages : raw;
-  return { raw: yield* jsonCharsSteps(raw, runtime.messageLengths), rendered: yield* jsonCharsSteps(rendered, runtime.messageLengths) };
+  const before = yield* jsonCharsSteps(raw, runtime.messageLengths);
+  const after = yield* jsonCharsSteps(rendered, runtime.messageLengths);
+  return { raw: before.chars, rendered: after.chars, images: after.images };
 }
 
 /** The multi-line `/pruner status` text. */
@@ -131,7 +143,7 @@ export async function statusReport(runtime: Chainpress, sessionManager: SessionV
     `pruner: ${settings.enabled ? "on" : "off"} (window ${settings.chainCompression.rollingWindow}, grace ${settings.recoveryGraceTurns}, workers ${settings.workers})`,
     `chains: ${closed} closed, ${chains.length - closed} interrupted, ${holder.state.chains.size} compressed`,
     `archived: ${totals.records} outputs, ${totals.spilled} spilled${spillPlace(totals, blobDirOf(sessionManager))}`,
-    `context: ${tokens(size.raw)} -> ${tokens(size.rendered)} tokens (${tokens(saved)} saved)`,
+    `context: ${tokens(size.raw)} -> ${tokens(size.rendered)} tokens (${tokens(saved)} saved)${imagesNote(size.images)}`,
     `diagnostics: ${DIAG_LETTERS.map(([kind]) => `${kind} ${counters[kind]}`).join(", ")}`,
     `errors: ${holder.errors.length === 0 ? "none" : `${holder.errors.length}, last: ${holder.errors[holder.errors.length - 1]}`}`,
   ];

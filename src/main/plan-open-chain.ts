@@ -9,7 +9,7 @@
 
 import type { OpenChain } from "../core/detect-chains.js";
 import { contentText, extractionArgs } from "../core/message-text.js";
-import { decideOpenChain, estimateTokens, type OpenChainDecision, type OpenChainSettings, type OpenOutput } from "../core/open-chain-policy.js";
+import { decideOpenChain, estimateOutputTokens, estimateTokens, type OpenChainDecision, type OpenChainSettings, type OpenOutput } from "../core/open-chain-policy.js";
 import type { PruneState } from "../core/prune-state.js";
 import { archivedOutputStubText } from "../core/render/archived-output-stub.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -82,7 +82,7 @@ function classify(output: SpanOutput, state: PruneState, graceKeys: ReadonlySet<
   const id = output.result.toolCallId;
   const text = contentText(output.result.content);
   const stub = archivedOutputStubText({ toolName: output.call.name, args: extractionArgs(output.call), resultText: text }, WIDEST_REF);
-  const base = { key: output.key, tokens: estimateTokens(text), stubTokens: estimateTokens(stub) };
+  const base = { key: output.key, tokens: estimateOutputTokens(text, output.result.content), stubTokens: estimateTokens(stub) };
   if (protectedIds.has(id)) return { ...base, status: "protected" };
   if (state.recordForKey(output.key)) return { ...base, status: "archived" };
   if (graceKeys.has(output.key) || graceKeys.has(id)) return { ...base, status: "grace" };
