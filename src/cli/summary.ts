@@ -67,11 +67,10 @@ function reportLines(r: CompactReport, sessionBytesAdded: number | undefined): s
   return lines;
 }
 
-/** "; images: 3 images as ~1,983 tokens (3 by pixel size) → …", nothing when the context held none (or a report predates the tallies). */
+/** "; images: 3 images as ~2,097 tokens (3 by pixel size) → none", nothing when the context held none. */
 function imagesNote(r: CompactReport): string {
-  const before = r.context.beforeImages;
-  const after = r.context.afterImages;
-  if (before === undefined || after === undefined || (before.count === 0 && after.count === 0)) return "";
+  const { beforeImages: before, afterImages: after } = r.context;
+  if (before.count === 0 && after.count === 0) return "";
   return `; images: ${imageTallyText(before) || "none"} → ${imageTallyText(after) || "none"}`;
 }
 

@@ -105,7 +105,7 @@ function* jsonCharsSteps(messages: readonly AgentMessage[], lengthOf: WeakMap<ob
   return { chars, images };
 }
 
-/** "; 3 images as ~1,983 tokens (3 by pixel size)" in the rendered context, nothing without images. */
+/** "; 3 images as ~2,097 tokens (3 by pixel size)" in the rendered context, nothing without images. */
 function imagesNote(images: ImageTally): string {
   const text = imageTallyText(images);
   return text === "" ? "" : `; ${text}`;

@@ -7,7 +7,6 @@
  */
 
 import { addTally, emptyTally, imageBillOf, type ImageTally } from "../core/billed-size.js";
-
 import { realJsonLength } from "../core/light-placeholder.js";
 import { pruneMessages, pruneMessagesSteps, type PruneOptions } from "../core/render/prune-messages.js";
 import { contextMessages, contextMessagesSteps } from "../core/session-tree.js";

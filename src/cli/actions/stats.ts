@@ -39,7 +39,7 @@ function formatStats(s: SessionStats, color: boolean): string {
   ].join("\n");
 }
 
-/** "; 3 images as ~1,983 tokens (3 by pixel size)", nothing for a context without images. */
+/** "; 3 images as ~2,097 tokens (3 by pixel size)", nothing for a context without images. */
 function imagesNote(size: SessionStats["context"]["before"]): string {
   const text = imageTallyText(size.images);
   return text === "" ? "" : `; ${text}`;
