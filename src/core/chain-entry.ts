@@ -3,6 +3,7 @@
  * (reference §1.1, §1.3, §2.1). Anything written to a session goes through here.
  */
 
+import type { ArchivedPart } from "./archived-parts.js";
 import { utf8Join } from "./utf8-join.js";
 import type { ChainCompressionEntry, ChainRange, IndexEntryData, SummaryToolCallRef, ToolCallRecord } from "./prune-types.js";
 import { jsonText } from "./json-text.js";
@@ -77,10 +78,20 @@ export interface SpillFields {
 /** `turnIndex` of a backfilled record: it belongs to no summarised batch (reference §4.5). */
 export const BACKFILLED_TURN_INDEX = -1;
 
-/** A backfilled record in upstream's key order; spill fields follow, `resultText` emptied in place. */
+/** An output's non-text parts as its record keeps them, with the content hash that covers them (core/content-hash.ts `contentHashWithParts`). */
+export interface PartsFields {
+  contentHash: string;
+  parts: ArchivedPart[];
+}
+
+/**
+ * A backfilled record in upstream's key order; spill fields follow, `resultText` emptied in place.
+ * With non-text parts, the record's `contentHash` is the one covering them and `parts` comes last.
+ */
 export function buildBackfilledRecord(
-  fields: Omit<ToolCallRecord, "turnIndex" | "timestamp" | "resultTimestamp"> & { resultTimestamp: number },
+  fields: Omit<ToolCallRecord, "turnIndex" | "timestamp" | "resultTimestamp" | "parts"> & { resultTimestamp: number },
   spill?: SpillFields,
+  parts?: PartsFields,
 ): ToolCallRecord {
   const record: ToolCallRecord = {
     toolCallId: fields.toolCallId,
@@ -96,9 +107,12 @@ export function buildBackfilledRecord(
     record.spillBytes = spill.spillBytes;
     record.resultPreview = spill.resultPreview;
     record.spillPath = spill.spillPath;
-    record.contentHash = spill.contentHash;
+    record.contentHash = parts?.contentHash ?? spill.contentHash;
     record.spillDigest = spill.spillDigest;
+  } else if (parts) {
+    record.contentHash = parts.contentHash;
   }
+  if (parts) record.parts = parts.parts;
   return record;
 }
 

@@ -132,11 +132,37 @@ export function normalizeResultText(text: string): string {
 }
 
 export function contentHash(toolName: string, resultText: string): string {
+  return textHash(toolName, resultText).digest("hex");
+}
+
+/** The hash contentHash digests, still open (see contentHashWithParts). */
+export function textHash(toolName: string, resultText: string): Hash {
   const hash = createHash("sha1").update(toolName, "utf8").update("\0");
   const feeder = new ChunkedUtf8Feeder(hash, resultText);
   forEachNormalizedRange(resultText, (start, end) => feeder.add(start, end));
   feeder.flush();
-  return hash.digest("hex");
+  return hash;
+}
+
+/** A non-text content part as the content hash covers it: its index and its exact JSON text. */
+export interface HashedPart {
+  at: number;
+  json: string | Uint8Array;
+}
+
+/**
+ * The content hash of an output with non-text parts (core/archived-parts.ts): upstream's hash of
+ * its text (`text`, from textHash or textHashOfUtf8), continued with each part's index and JSON,
+ * so two outputs with the same text and different images never share a hash. Text-only outputs
+ * keep upstream's hash.
+ */
+export function contentHashWithParts(text: Hash, parts: readonly HashedPart[]): string {
+  for (const part of parts) {
+    text.update(`\0part ${part.at}\0`, "utf8");
+    if (typeof part.json === "string") text.update(part.json, "utf8");
+    else text.update(part.json);
+  }
+  return text.digest("hex");
 }
 
 /** The code point of the UTF-8 character starting at `at` (valid UTF-8, so no check). */
@@ -245,9 +271,14 @@ class CoalescingByteFeeder {
  * searching every one of them was most of the hashing.
  */
 export function contentHashOfUtf8(toolName: string, utf8: Uint8Array, lfAfterBlank?: readonly number[]): string {
+  return textHashOfUtf8(toolName, utf8, lfAfterBlank).digest("hex");
+}
+
+/** The hash contentHashOfUtf8 digests, still open (see contentHashWithParts). */
+export function textHashOfUtf8(toolName: string, utf8: Uint8Array, lfAfterBlank?: readonly number[]): Hash {
   const hash = createHash("sha1").update(toolName, "utf8").update("\0");
   const feeder = new CoalescingByteFeeder(hash, utf8);
   forEachNormalizedByteRange(utf8, (start, end) => feeder.add(start, end), lfAfterBlank);
   feeder.flush();
-  return hash.digest("hex");
+  return hash;
 }

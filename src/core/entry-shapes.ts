@@ -85,6 +85,32 @@ export function recordProblem(raw: unknown): string | undefined {
     if (typeof value !== type || (type === "number" && !Number.isFinite(value))) return fieldProblem(field, `a ${type}`);
   }
   if (typeof raw.spillPath === "string" && raw.spillPath === "") return fieldProblem("spillPath", "a non-empty string");
+  if (raw.parts !== undefined) return partsProblem(raw.parts, raw.contentHash);
+  return undefined;
+}
+
+/** `parts` of a record (core/archived-parts.ts): an array of inline or spilled parts, covered by a content hash. */
+function partsProblem(parts: unknown, contentHash: unknown): string | undefined {
+  if (!Array.isArray(parts)) return fieldProblem("parts", "an array");
+  if (typeof contentHash !== "string") return fieldProblem("contentHash", "a string (the record has parts)");
+  for (const [i, part] of parts.entries()) {
+    const problem = archivedPartProblem(part);
+    if (problem !== undefined) return `parts[${i}]: ${problem}`;
+  }
+  return undefined;
+}
+
+function archivedPartProblem(raw: unknown): string | undefined {
+  if (!isObject(raw)) return "not an object";
+  if (!Number.isSafeInteger(raw.at) || (raw.at as number) < 0) return fieldProblem("at", "an index");
+  if (raw.kind === "inline") return "part" in raw ? undefined : fieldProblem("part", "present");
+  if (raw.kind !== "spilled") return fieldProblem("kind", '"inline" or "spilled"');
+  if (typeof raw.type !== "string") return fieldProblem("type", "a string");
+  if (raw.mimeType !== undefined && typeof raw.mimeType !== "string") return fieldProblem("mimeType", "a string");
+  if (raw.dataChars !== undefined && !Number.isSafeInteger(raw.dataChars)) return fieldProblem("dataChars", "an integer");
+  if (!Number.isSafeInteger(raw.spillBytes)) return fieldProblem("spillBytes", "an integer");
+  if (typeof raw.spillPath !== "string" || raw.spillPath === "") return fieldProblem("spillPath", "a non-empty string");
+  if (typeof raw.spillDigest !== "string") return fieldProblem("spillDigest", "a string");
   return undefined;
 }
 

@@ -4,6 +4,8 @@
  * (see shared/reference/UPSTREAM-FORMAT.md §1-§2). Pure types: no runtime code.
  */
 
+import type { ArchivedPart } from "./archived-parts.js";
+
 /** One archived tool call and its output (an element of `context-prune-index` `data.toolCalls`). */
 export interface ToolCallRecord {
   /** Bare provider id of the tool call. */
@@ -30,6 +32,11 @@ export interface ToolCallRecord {
   contentHash?: string;
   /** chainpress addition: `xxh64:<16 hex>` of the spill file's exact bytes, checked on query. */
   spillDigest?: string;
+  /**
+   * chainpress addition: the output's non-text content parts, in content order (core/archived-parts.ts).
+   * Absent on text-only outputs. A record with parts always carries a `contentHash` covering them.
+   */
+  parts?: ArchivedPart[];
 }
 
 /** A short ref (`t<N>`) naming one occurrence. */

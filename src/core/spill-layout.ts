@@ -25,6 +25,16 @@ export function spillFileName(hasher: Hasher, occurrenceKey: string): string {
 }
 
 /**
+ * The spill file of an output's non-text content part at index `at` (core/archived-parts.ts): its
+ * JSON text, so `.json`, which also keeps every part's name apart from every output's.
+ */
+export function partSpillFileName(hasher: Hasher, occurrenceKey: string, at: number): string {
+  const key = `${occurrenceKey}#part${at}`;
+  const readable = sanitizeForFileName(key).slice(0, READABLE_PREFIX_MAX);
+  return `${readable}.${hasher.hex64(key)}.json`;
+}
+
+/**
  * The file name a record's `spillPath` names inside a blob folder called `blobDirName`, or
  * undefined when the path names anything else. Writers (chainpress, pi-condense) record
  * `<session folder>/<blobDirName>/<name>`, absolute and normalised, wherever the session then
