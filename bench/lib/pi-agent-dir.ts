@@ -7,7 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 
-export function writeAgentDir(agentDir: string, baseUrl: string, chainpress?: Record<string, unknown>): void {
+/** `modelInput`: what the mock model accepts; with "image", pi sends tool results' images to it. */
+export function writeAgentDir(agentDir: string, baseUrl: string, chainpress?: Record<string, unknown>, modelInput: Array<"text" | "image"> = ["text"]): void {
   fs.mkdirSync(agentDir, { recursive: true });
   const models = {
     providers: {
@@ -21,7 +22,7 @@ export function writeAgentDir(agentDir: string, baseUrl: string, chainpress?: Re
             id: "mock-model",
             name: "Mock Model",
             reasoning: false,
-            input: ["text"],
+            input: modelInput,
             contextWindow: 1_000_000,
             maxTokens: 4096,
             cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },

@@ -21,11 +21,15 @@ export function contentText(content) {
   return "";
 }
 
-/** Index of the last user message, its text, and the assistant turns after it. */
+/** pi's openai-completions provider sends a tool result's images as a user message that starts so. */
+export const ATTACHED_IMAGES_TEXT = "Attached image(s) from tool result:";
+
+/** Index of the last user message (not a compressed chain, not a tool result's attached images), its text, and the assistant turns after it. */
 export function lastUserTurn(messages) {
   let index = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i].role === "user" && !contentText(messages[i].content).trimStart().startsWith("<compressed-chain")) {
+    const text = contentText(messages[i].content).trimStart();
+    if (messages[i].role === "user" && !text.startsWith("<compressed-chain") && !text.startsWith(ATTACHED_IMAGES_TEXT)) {
       index = i;
       break;
     }
