@@ -12,6 +12,7 @@ import { parseOffset, type PagePlace } from "./output-pages.js";
 export type QueryRequest =
   | { kind: "refs"; refs: string[] }
   | { kind: "page"; ref: string; from: PagePlace }
+  /** `pattern` undefined: a listing of the outputs holding images (`hasImages` true), newest first. */
   | { kind: "search"; pattern: SearchPattern | undefined; hasImages?: boolean; toolNames?: string[]; blockId?: string; limit: number };
 
 /** The parameters as the tool and the command line take them. */
