@@ -3,10 +3,12 @@
  * needs instead of guessing. Rendered below the chain's body from the archived records alone (the
  * session entries stay as upstream writes them), and the same records always give the same bytes.
  *
- * One line per call target: its refs in call order (`!` marks a failed call), the tool, and the
- * target (core/call-target.ts). A target called several times is one line, so reading one file
- * five times costs one line. A chain's map is cut at its share of the budget; the cut says how
- * many calls it left out and that search finds them. Pure.
+ * One line per call target: its refs in call order (`!` marks a failed call, `*` an output that
+ * holds images), the tool, and the target (core/call-target.ts). The header's legend names `*`
+ * only in a chain with such an output, so a text-only chain's map is what it always was. A target
+ * called several times is one line, so reading one file five times costs one line. A chain's map
+ * is cut at its share of the budget; the cut says how many calls it left out and that search
+ * finds them. Pure.
  */
 
 import { callPath, callTarget } from "./call-target.js";
@@ -17,6 +19,8 @@ export interface MapCall {
   toolName: string;
   args: unknown;
   failed: boolean;
+  /** The output holds images (core/archived-parts.ts holdsImages) that an edit did not hide. */
+  images?: boolean;
 }
 
 /** What the map may cost: per chain, and for all chains of one rendered context together. */
@@ -48,8 +52,14 @@ export function mapBudgetOf(settings: ArchiveMapSettings): MapBudget | undefined
 
 export const MAP_HEADER = 'Map (ref tool target; ! = failed). More: context_tree_query {"search":"text"}, or {"toolCallIds":["tN"],"offset":"…"} for later pages:';
 
-/** A line shorter than this is not worth a map: only the count line is written. */
-const MIN_MAP_CHARS = MAP_HEADER.length + 40;
+/** The header of a chain whose map marks an output holding images: its legend says what `*` is. */
+export const IMAGES_MAP_HEADER = MAP_HEADER.replace("! = failed)", "! = failed; * = holds images)");
+
+/** Marks an output that holds images, after its ref. */
+export const IMAGES_MARK = "*";
+
+/** A line shorter than this is not worth a map: only the count line is written. Either header fits in it. */
+export const MIN_MAP_CHARS = MAP_HEADER.length + 40;
 
 interface Group {
   refs: string[];
@@ -69,7 +79,8 @@ export function chainMapText(calls: readonly MapCall[], budget: number): string 
   let used = 0;
   let listed = 0;
   if (budget >= MIN_MAP_CHARS) {
-    const header = prefix === undefined ? MAP_HEADER : `${MAP_HEADER}\n(paths under ${prefix})`;
+    const legend = calls.some((call) => call.images === true) ? IMAGES_MAP_HEADER : MAP_HEADER;
+    const header = prefix === undefined ? legend : `${legend}\n(paths under ${prefix})`;
     used = header.length;
     lines.push(header);
     for (const group of groups) {
@@ -117,7 +128,7 @@ function groupCalls(calls: readonly MapCall[], prefix: string | undefined): Grou
     const key = `${call.toolName}\u0000${target}`;
     let group = byKey.get(key);
     if (group === undefined) byKey.set(key, (group = { refs: [], toolName: call.toolName, target }));
-    group.refs.push(call.failed ? `${call.ref}!` : call.ref);
+    group.refs.push(`${call.ref}${call.failed ? "!" : ""}${call.images === true ? IMAGES_MARK : ""}`);
   }
   return [...byKey.values()];
 }

@@ -3,11 +3,18 @@
  * regular expression), and what one archived output gives for it (its matches, scored, with a
  * few matching lines and their numbers). Pure: the worker reads spill files and calls this; the
  * main thread ranks and formats (core/search-report.ts).
+ *
+ * Filters (tools, chain, `hasImages`) choose the documents before they are searched
+ * (main/search-archive.ts). A listing (`{"hasImages": true}` without text) searches for nothing:
+ * each document it keeps is a hit of score 0 (listedOutput), so the ranking puts them newest
+ * first. A hit on an output with non-text parts carries what they are (`parts`), added on the
+ * main thread from the record (core/part-notes.ts).
  */
 
 import { digitGroups } from "./digit-groups.js";
 import { isHighSurrogate } from "./json-escapes.js";
 import { LiteralFinder } from "./literal-find.js";
+import type { PartsNote } from "./part-notes.js";
 
 /** What the model or the command line asked for, checked. */
 export type SearchPattern = { kind: "literal"; text: string; caseSensitive: boolean } | { kind: "regex"; source: string; caseSensitive: boolean };
@@ -45,6 +52,8 @@ export interface SearchHit {
   lines: Array<{ line: number; text: string }>;
   score: number;
   order: number;
+  /** The output's non-text parts, when it has some an edit did not hide: set for the hits shown. */
+  parts?: PartsNote;
 }
 
 /** Matching lines kept per hit. */
@@ -177,6 +186,12 @@ export function searchOutput(doc: SearchDoc, output: string, matcher: TextMatche
   if (matches === 0 && !inArgs) return undefined;
   const hit = { ref: doc.ref, toolCallId: doc.toolCallId, toolName: doc.toolName, target: doc.target, blockId: doc.blockId, chars: output.length, matches, inArgs, wholeLine, lines, order: doc.order };
   return { ...hit, score: scoreOf(hit, pattern) + (exactCase ? 500 : 0) };
+}
+
+/** A listing's hit: every output it keeps, unscored, so the ranking puts them newest first. */
+export function listedOutput(doc: SearchDoc, output: string): SearchHit {
+  const { ref, toolCallId, toolName, target, blockId, order } = doc;
+  return { ref, toolCallId, toolName, target, blockId, chars: output.length, matches: 0, inArgs: false, wholeLine: false, lines: [], score: 0, order };
 }
 
 /**

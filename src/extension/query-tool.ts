@@ -18,7 +18,7 @@ import { formatOffset, pageOf, pageText, type PagePlace } from "../core/output-p
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, parseQueryRequest, type QueryRequest } from "../core/query-request.js";
 import { searchJson, searchText } from "../core/search-report.js";
 import { readArchivedOutput, readRecordText } from "../main/archived-output.js";
-import { searchArchive } from "../main/search-archive.js";
+import { searchArchive, searchRequestOf } from "../main/search-archive.js";
 import type { Chainpress } from "./runtime.js";
 import { blobDirOf } from "./state-holder.js";
 
@@ -39,6 +39,7 @@ export const queryParameters = Type.Object({
   toolNames: Type.Optional(Type.Array(Type.String(), { description: "search only calls of these tools" })),
   blockId: Type.Optional(Type.String({ description: 'search only one compressed chain, e.g. "b3"' })),
   limit: Type.Optional(Type.Number({ description: `most hits to return, best first (default ${DEFAULT_SEARCH_LIMIT}, at most ${MAX_SEARCH_LIMIT})` })),
+  hasImages: Type.Optional(Type.Boolean({ description: "search only outputs that hold images (true) or none (false); true without search lists the outputs holding images, newest first" })),
 });
 
 export type QueryDetails = { results: Record<string, ToolCallRecord> } | { search: object } | { page: { ref: string; next: string | null } };
@@ -76,11 +77,8 @@ export async function queryPage(state: PruneState, ref: string, from: PagePlace,
 
 /** A search of the archive on the worker pool, within its deadline. */
 async function querySearch(runtime: Chainpress, scope: { state: PruneState; blobDir: string | undefined; edited: ReadonlyMap<string, EditedOutput> }, request: Extract<QueryRequest, { kind: "search" }>): Promise<AgentToolResult<QueryDetails>> {
-  const findings = await searchArchive(
-    { state: scope.state, editedOutputs: scope.edited, runner: runtime.runner.get(), blobDir: scope.blobDir },
-    { pattern: request.pattern, limit: request.limit, ...(request.toolNames ? { toolNames: request.toolNames } : {}), ...(request.blockId ? { blockId: request.blockId } : {}) },
-  );
-  return { content: [{ type: "text", text: searchText(request.pattern, findings) }], details: { search: searchJson(findings) } };
+  const findings = await searchArchive({ state: scope.state, editedOutputs: scope.edited, runner: runtime.runner.get(), blobDir: scope.blobDir }, searchRequestOf(request));
+  return { content: [{ type: "text", text: searchText(request.pattern, findings, request.hasImages) }], details: { search: searchJson(findings) } };
 }
 
 /** The tool's result for a list of refs; throws when any ref is unknown. An output a context edit changed is returned as edited. */

@@ -3,12 +3,19 @@
  * archived records become search documents on this thread (metadata only), are sent to the
  * worker pool in batches (so no archived byte is scanned here, and no one message is large), and
  * the hits come back to be ranked. One deadline covers the whole search.
+ *
+ * `hasImages` keeps the outputs that hold images (true) or none (false), as the map marks them: an
+ * output a context edit changed holds none, since the edit hides its parts too. Without a pattern
+ * the search is a listing of what the filters keep, newest first (core/archive-search.ts).
  */
 
 import { callTarget } from "../core/call-target.js";
 import { compareHits, type SearchHit, type SearchPattern } from "../core/archive-search.js";
+import { holdsImages } from "../core/archived-parts.js";
 import { editedOutputOf, type EditedOutput } from "../core/context-edits.js";
 import { CLONE_MAX_DEPTH, jsonText, nestsDeeperThan } from "../core/json-text.js";
+import { partsNoteOf } from "../core/part-notes.js";
+import type { QueryRequest } from "../core/query-request.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { SearchSource, SearchTaskDoc, SearchTaskResult } from "../workers/search-task.js";
@@ -16,7 +23,10 @@ import { pauseIfDue, sliceUsedUp } from "./cooperative.js";
 import { searchDeadline, type ChainRunner } from "./runner-contract.js";
 
 export interface SearchRequest {
-  pattern: SearchPattern;
+  /** Undefined: list the outputs the filters keep, newest first. */
+  pattern: SearchPattern | undefined;
+  /** Only outputs that hold images (true), or that hold none (false). */
+  hasImages?: boolean;
   /** Only calls of these tools (exact names). */
   toolNames?: readonly string[];
   /** Only the outputs of this compressed chain (`b3`). */
@@ -54,24 +64,40 @@ const BATCH_INLINE_CHARS = 2_000_000;
 /** Spilled outputs per task: the files of a large archive are read by every worker, not one. */
 const BATCH_SPILLED = 32;
 
+/** A parsed search request (core/query-request.ts) as searchArchive takes it. */
+export function searchRequestOf(request: Extract<QueryRequest, { kind: "search" }>): SearchRequest {
+  const { pattern, hasImages, toolNames, blockId, limit } = request;
+  return { pattern, limit, ...(hasImages !== undefined ? { hasImages } : {}), ...(toolNames ? { toolNames } : {}), ...(blockId ? { blockId } : {}) };
+}
+
 export async function searchArchive(scope: SearchScope, request: SearchRequest): Promise<SearchOutcome> {
-  const docs = await documentsOf(scope, request);
+  const { docs, records } = await documentsOf(scope, request);
   const deadline = searchDeadline(scope.deadlineMs ?? SEARCH_DEADLINE_MS);
   const tasks = batches(docs).map((batch) => scope.runner.search({ kind: "search-archive", pattern: request.pattern, docs: batch }, deadline));
   const results = await Promise.all(tasks);
   const hits = results.flatMap((result) => result.hits).sort(compareHits);
-  return { hits: hits.slice(0, request.limit), total: hits.length, searched: docs.length, unreadable: results.flatMap((result) => result.unreadable) };
+  const shown = hits.slice(0, request.limit).map((hit) => withParts(hit, records[hit.order]));
+  return { hits: shown, total: hits.length, searched: docs.length, unreadable: results.flatMap((result) => result.unreadable) };
 }
 
 type TaskDoc = SearchTaskDoc;
 
-/** The archive's records as search documents, oldest first; an omitted output is not searchable. */
-async function documentsOf(scope: SearchScope, request: SearchRequest): Promise<TaskDoc[]> {
+/** A shown hit with what its output's non-text parts are, unless an edit hid them (`record` undefined). */
+function withParts(hit: SearchHit, record: ToolCallRecord | undefined): SearchHit {
+  const note = partsNoteOf(record?.parts);
+  return note === undefined ? hit : { ...hit, parts: note };
+}
+
+/**
+ * The archive's records as search documents, oldest first; an omitted output is not searchable.
+ * `records[order]` is each document's record, or undefined where an edit changed its output.
+ */
+async function documentsOf(scope: SearchScope, request: SearchRequest): Promise<{ docs: TaskDoc[]; records: Array<ToolCallRecord | undefined> }> {
   const { state } = scope;
   const blockOf = blocksByRef(state);
   const tools = request.toolNames === undefined || request.toolNames.length === 0 ? undefined : new Set(request.toolNames);
   const docs: TaskDoc[] = [];
-  let order = 0;
+  const records: Array<ToolCallRecord | undefined> = [];
   for (const [key, record] of state.records) {
     if (sliceUsedUp()) await pauseIfDue();
     if (tools !== undefined && !tools.has(record.toolName)) continue;
@@ -81,10 +107,13 @@ async function documentsOf(scope: SearchScope, request: SearchRequest): Promise<
     const edited = editedOutputOf(record, scope.editedOutputs);
     // What the projection omits is not there to be found.
     if (edited?.text === null) continue;
+    // An edit hides the output's parts with the rest of it.
+    if (request.hasImages !== undefined && (edited === undefined && holdsImages(record.parts)) !== request.hasImages) continue;
     const source = edited === undefined ? sourceOf(record, scope.blobDir) : inline(edited.text);
-    docs.push({ ref, toolCallId: record.toolCallId, toolName: record.toolName, target: callTarget(record.args), blockId, ...argsOf(record.args), order: order++, source });
+    docs.push({ ref, toolCallId: record.toolCallId, toolName: record.toolName, target: callTarget(record.args), blockId, ...argsOf(record.args), order: docs.length, source });
+    records.push(edited === undefined ? record : undefined);
   }
-  return docs;
+  return { docs, records };
 }
 
 /** A record's args as a document carries them: as they are, or as JSON when too deep to clone. */

@@ -5,7 +5,7 @@
  * (main/search-archive.ts), so no archived byte is scanned on its thread.
  */
 
-import { PatternMatcher, searchOutput, type SearchDoc, type SearchHit, type SearchPattern } from "../core/archive-search.js";
+import { listedOutput, PatternMatcher, searchOutput, type SearchDoc, type SearchHit, type SearchPattern } from "../core/archive-search.js";
 import { loadHasher } from "../core/digest.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import { readSpilledBody } from "../io/read-spill.js";
@@ -24,7 +24,8 @@ export type SearchTaskDoc = Omit<SearchDoc, "argsJson"> & { args: unknown; argsJ
 
 export interface SearchTask {
   kind: "search-archive";
-  pattern: SearchPattern;
+  /** Undefined for a listing: every document is a hit (core/archive-search.ts listedOutput). */
+  pattern: SearchPattern | undefined;
   docs: SearchTaskDoc[];
 }
 
@@ -42,7 +43,7 @@ export async function runSearchTask(task: SearchTask): Promise<SearchTaskResult>
   const hasher = await loadHasher();
   const hits: SearchHit[] = [];
   const unreadable: SearchTaskResult["unreadable"] = [];
-  const matcher = new PatternMatcher(task.pattern);
+  const matcher = task.pattern === undefined ? undefined : new PatternMatcher(task.pattern);
   for (const { source, args, argsJson, ...fields } of task.docs) {
     const doc: SearchDoc = { ...fields, argsJson: argsJson ?? jsonText(args ?? null) };
     let text: string;
@@ -55,7 +56,7 @@ export async function runSearchTask(task: SearchTask): Promise<SearchTaskResult>
       }
       text = read.text;
     }
-    const hit = searchOutput(doc, text, matcher);
+    const hit = matcher === undefined ? listedOutput(doc, text) : searchOutput(doc, text, matcher);
     if (hit) hits.push(hit);
   }
   return { hits, unreadable };

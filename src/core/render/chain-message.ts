@@ -5,6 +5,8 @@
  */
 
 import type { MapCall } from "../archive-map.js";
+import { holdsImages } from "../archived-parts.js";
+import { occurrenceKey } from "../occurrence-key.js";
 import type { PruneState } from "../prune-state.js";
 import type { ChainCompressionEntry } from "../prune-types.js";
 import type { AgentMessage, ContentPart, UserMessage } from "../session-types.js";
@@ -63,12 +65,19 @@ export function buildSyntheticChainMessage(entry: ChainCompressionEntry, body: s
   return { role: "user", content: [{ type: "text", text }], timestamp: entry.compressedAt };
 }
 
-/** The chain's archived calls in ref order, as the map reads them; refs without a record are left out. */
-export function mapCallsOf(entry: ChainCompressionEntry, state: PruneState): MapCall[] {
+/**
+ * The chain's archived calls in ref order, as the map reads them; refs without a record are left
+ * out. An output holds images for the map unless a context edit changed it (`edited`, keyed as
+ * core/context-edits.ts editedOutputs): the edit hides its parts too.
+ */
+export function mapCallsOf(entry: ChainCompressionEntry, state: PruneState, edited?: ReadonlyMap<string, unknown>): MapCall[] {
   const calls: MapCall[] = [];
   for (const ref of entry.toolRefs ?? []) {
     const record = recordOfRef(ref, state);
-    if (record) calls.push({ ref, toolName: record.toolName, args: record.args, failed: record.isError === true });
+    if (!record) continue;
+    const call: MapCall = { ref, toolName: record.toolName, args: record.args, failed: record.isError === true };
+    if (holdsImages(record.parts) && edited?.has(occurrenceKey(record.toolCallId, record.resultTimestamp)) !== true) call.images = true;
+    calls.push(call);
   }
   return calls;
 }

@@ -29,6 +29,8 @@ export interface ChainRenderOptions {
   checkRecordedIds?: boolean;
   /** The archive map under each chain's body (core/archive-map.ts); none without a budget. */
   map?: MapBudget;
+  /** Outputs a context edit changed (core/context-edits.ts editedOutputs): the map marks none of them as holding images. */
+  editedOutputs?: ReadonlyMap<string, unknown>;
 }
 
 export interface ChainRenderResult {
@@ -276,7 +278,7 @@ export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneSta
     const mismatch = span.actualIds && mismatchReport(range.entry, span.actualIds);
     if (mismatch) diagnostics.push(mismatch);
     const body = chainBody(range.entry, state, bodyOfBlock);
-    const map = maps === undefined ? "" : maps.next(mapCallCount(range.entry, state), () => mapCallsOf(range.entry, state));
+    const map = maps === undefined ? "" : maps.next(mapCallCount(range.entry, state), () => mapCallsOf(range.entry, state, options.editedOutputs));
     plan.insertAfter.set(range.startIndex, buildSyntheticChainMessage(range.entry, body, span.protectedOutputs, map));
   }
   return { messages: yield* emit(messages, plan, options), diagnostics };

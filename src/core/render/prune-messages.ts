@@ -100,7 +100,12 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
   let current = stubbed;
   if (chainsOn) {
     const map = options.map === false ? undefined : (options.map ?? mapBudgetOf(DEFAULT_ARCHIVE_MAP));
-    const chainOptions = { stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false, checkRecordedIds: options.checkRecordedIds !== false, ...(map ? { map } : {}) };
+    const chainOptions = {
+      stripFinalAssistantThinking: options.stripFinalAssistantThinking !== false,
+      checkRecordedIds: options.checkRecordedIds !== false,
+      ...(map ? { map } : {}),
+      ...(options.editedOutputs ? { editedOutputs: options.editedOutputs } : {}),
+    };
     const chains = yield* applyChainRangesSteps(current, state, chainOptions, spans);
     current = chains.messages;
     diagnostics.push(...chains.diagnostics);
