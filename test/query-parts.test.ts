@@ -86,6 +86,18 @@ describe("reading a part back (io/read-part.ts)", () => {
   });
 });
 
+describe("a part spill file is read only in the session's own blob folder, a real folder", () => {
+  it("a blob folder that is a link to the real one: refused, nothing read", async () => {
+    const session = await freshSession();
+    const part = spilledPart(session, "t1");
+    const moved = path.join(tempDir(), "moved-blobs");
+    fs.renameSync(session.blobDir, moved);
+    fs.symlinkSync(moved, session.blobDir);
+    const read = await readArchivedPart(session.records[0]!, part, await loadHasher(), session.blobDir);
+    expect(read).toEqual({ ok: false, reason: "refused", detail: `blob folder ${session.blobDir} is a symbolic link, not a folder; refused, nothing read` });
+  });
+});
+
 describe("context_tree_query by ref in pi", () => {
   let session: PartsSession;
   beforeAll(async () => {

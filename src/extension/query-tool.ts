@@ -18,10 +18,10 @@ import type { ToolCallRecord } from "../core/prune-types.js";
 import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, queryDetails, unavailableSpillBody, type QueryMatch } from "../core/query.js";
 import { formatOffset, pageOf, pageText, type PagePlace } from "../core/output-pages.js";
 import { digitGroups } from "../core/digit-groups.js";
-import { fullImageBudget, MAX_IMAGE_CHARS_PER_CALL, MAX_IMAGES_PER_CALL, type ImageContent } from "../core/query-parts.js";
+import { MAX_IMAGE_CHARS_PER_CALL, MAX_IMAGES_PER_CALL } from "../core/query-parts.js";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, parseQueryRequest, type QueryRequest } from "../core/query-request.js";
 import { searchJson, searchText } from "../core/search-report.js";
-import { queryParts, readArchivedOutput, readRecordText, type QueriedParts } from "../main/archived-output.js";
+import { callParts, readArchivedOutput, readRecordText, type QueriedParts } from "../main/archived-output.js";
 import { searchArchive } from "../main/search-archive.js";
 import type { Chainpress } from "./runtime.js";
 import { blobDirOf } from "./state-holder.js";
@@ -110,24 +110,21 @@ export async function queryArchive(
     const known = found.length - unknown.length;
     throw new Error(`unknown ref${unknown.length === 1 ? "" : "s"}: ${unknown.join(", ")} (not found in the archive \u2014 may not have been compressed yet)${known > 0 ? `; ask again without ${unknown.length === 1 ? "it" : "them"} to get the other ${known}` : ""}`);
   }
-  const hasher = await loadHasher();
-  const budget = fullImageBudget();
-  const images: ImageContent[] = [];
+  const call = callParts(edited, await loadHasher(), blobDir);
   const texts: string[] = [];
   for (const { input, matches } of found) {
     if (only !== undefined) assertOneOutput(input, matches);
     const bodies = only === undefined ? await bodiesOf(matches, blobDir, edited) : [];
     const parts: QueriedParts[] = [];
     for (const match of matches) {
-      const got = await queryParts(match.record, edited, { hasher, blobDir, budget, imagesBefore: images.length, ...(only === undefined ? {} : { only }) });
+      const got = await call.of(match.record, only);
       if (only !== undefined) assertPartsExist(match.label, got.total, only);
-      images.push(...got.images);
       parts.push(got);
     }
     texts.push(formatQueryResult(input, matches, bodies.map((b) => b.text), { problems: bodies.map((b) => b.problem), parts, ...(only === undefined ? {} : { partsOnly: true }) }));
   }
   return {
-    content: [{ type: "text", text: texts.join(QUERY_BLOCK_SEPARATOR) }, ...images],
+    content: [{ type: "text", text: texts.join(QUERY_BLOCK_SEPARATOR) }, ...call.images],
     details: queryDetails(found.flatMap((item) => item.matches)),
   };
 }

@@ -11,7 +11,7 @@ import { loadHasher, type Hasher } from "../core/digest.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import { findRecords, type QueryMatch } from "../core/query.js";
-import { budgetFit, imageContentOf, isAttachableFacts, partLine, spend, type ImageBudget, type ImageContent, type PartLine } from "../core/query-parts.js";
+import { budgetFit, fullImageBudget, imageContentOf, isAttachableFacts, partLine, spend, type ImageBudget, type ImageContent, type PartLine } from "../core/query-parts.js";
 import { readArchivedPart, type PartReadResult } from "../io/read-part.js";
 import { resolveRecordBody, type SpillReadResult } from "../io/read-spill.js";
 
@@ -83,6 +83,28 @@ export async function queryParts(
     lines.push(partLine(n, archived, { kind: "attached", image: read.imagesBefore + images.length }, got.part));
   }
   return { total: parts.length, lines, images };
+}
+
+/**
+ * The parts of every output one call (context_tree_query, `chainpress query`) shows, in call
+ * order: one image budget across them all, and the images attached so far.
+ */
+export interface CallParts {
+  readonly images: ImageContent[];
+  of(record: ToolCallRecord, only?: readonly number[]): Promise<QueriedParts>;
+}
+
+export function callParts(edited: ReadonlyMap<string, EditedOutput>, hasher: Hasher, blobDir: string | undefined): CallParts {
+  const budget = fullImageBudget();
+  const images: ImageContent[] = [];
+  return {
+    images,
+    async of(record, only) {
+      const got = await queryParts(record, edited, { hasher, blobDir, budget, imagesBefore: images.length, ...(only === undefined ? {} : { only }) });
+      images.push(...got.images);
+      return got;
+    },
+  };
 }
 
 /** Every non-text part of an output, read back (`chainpress query --parts`); none of one a context edit changed or omitted. */

@@ -9,9 +9,8 @@ import { loadHasher, type Hasher } from "../../core/digest.js";
 import { occurrenceKey } from "../../core/occurrence-key.js";
 import type { ToolCallRecord } from "../../core/prune-types.js";
 import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, unavailableSpillBody, userTurnsByResult, type QueryMatch } from "../../core/query.js";
-import { fullImageBudget, type ImageBudget } from "../../core/query-parts.js";
 import type { SpillReadResult } from "../../io/read-spill.js";
-import { queryParts, readRecordText, type QueriedParts } from "../../main/archived-output.js";
+import { callParts, readRecordText, type QueriedParts } from "../../main/archived-output.js";
 import type { SessionModel } from "../../main/session-model.js";
 import { CliError, describeError } from "../errors.js";
 import type { FollowLinksFlag } from "../options.js";
@@ -71,14 +70,12 @@ export function partsTargetOf(file: string, dir: string, model: SessionModel): P
 
 /** Each lookup's matches' parts as one context_tree_query call lists them (core/query-parts.ts); an image that cannot be read back is a problem. */
 async function listedParts(model: SessionModel, lookups: readonly Lookup[], hasher: Hasher, problem: (what: string) => void): Promise<QueriedParts[][]> {
-  const budget: ImageBudget = fullImageBudget();
-  let imagesBefore = 0;
+  const call = callParts(model.editedOutputs, hasher, model.blobDir);
   const all: QueriedParts[][] = [];
   for (const lookup of lookups) {
     const parts: QueriedParts[] = [];
     for (const match of lookup.matches) {
-      const got = await queryParts(match.record, model.editedOutputs, { hasher, blobDir: model.blobDir, budget, imagesBefore });
-      imagesBefore += got.images.length;
+      const got = await call.of(match.record);
       for (const line of got.lines) if (line.fate.kind === "unavailable") problem(`${match.label}: part ${line.n}: ${line.fate.reason} part: ${line.fate.detail}`);
       parts.push(got);
     }
