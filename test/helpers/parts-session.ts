@@ -60,10 +60,11 @@ export function partsOutputs(): PartsOutput[] {
   ];
 }
 
-/** Writes the session in `dir` (its blob folder beside it) and returns what it holds. */
-export async function writePartsSession(dir: string, outputs: PartsOutput[] = partsOutputs(), name = "parts.jsonl"): Promise<PartsSession> {
+/** Writes the session in `dir` (its blob folder beside it) and returns what it holds; `cwd`: its header's working folder (pi opens a session only where that exists). */
+export async function writePartsSession(dir: string, outputs: PartsOutput[] = partsOutputs(), name = "parts.jsonl", cwd?: string): Promise<PartsSession> {
   const hasher = await loadHasher();
   const builder = new SessionBuilder();
+  if (cwd !== undefined) (builder.lines[0] as { cwd: string }).cwd = cwd;
   const file = path.join(dir, name);
   const blobDir = blobDirFor(dir, builder.sessionId);
   const records: ToolCallRecord[] = [];
