@@ -5,7 +5,7 @@
  * as `chainpress query --parts` numbers its files. Pages (`offset`) are the text only. Pure.
  */
 
-import { base64DecodedBytes, isImageFacts, partFacts, type ArchivedPart, type PartFacts } from "./archived-parts.js";
+import { base64DecodedBytes, isImageFacts, partData, partFacts, type ArchivedPart, type PartFacts } from "./archived-parts.js";
 import { digitGroups } from "./digit-groups.js";
 import { imageSize, MAX_IMAGE_TOKENS, type ImageSize } from "./image-tokens.js";
 import { jsonText } from "./json-text.js";
@@ -102,8 +102,8 @@ export function partBytes(archived: ArchivedPart): number {
 export function partLine(n: number, archived: ArchivedPart, fate: PartFate, part?: unknown): PartLine {
   const facts = partFacts(archived);
   const line: PartLine = { n, at: archived.at, facts, bytes: partBytes(archived), fate };
-  const data = part === undefined ? undefined : (part as { data?: unknown }).data;
-  const size = isImageFacts(facts) && typeof data === "string" ? imageSize(data) : undefined;
+  const data = partData(part);
+  const size = isImageFacts(facts) && data !== undefined ? imageSize(data) : undefined;
   if (size !== undefined) line.size = size;
   return line;
 }
