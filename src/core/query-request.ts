@@ -1,16 +1,17 @@
 /**
  * What one context_tree_query call (or `chainpress query`) asks for, checked: whole outputs by
- * ref, one page of one output, or a search. The three are exclusive; a call that mixes them, or
- * gives a bad value, gets a message saying what to pass instead. `hasImages` narrows a search to
- * the outputs that hold images (true) or hold none (false); `{"hasImages": true}` without search
- * text lists the outputs holding images, newest first. Pure.
+ * ref (or given non-text parts of one), one page of one output, or a search. The three are
+ * exclusive; a call that mixes them, or gives a bad value, gets a message saying what to pass
+ * instead. `hasImages` narrows a search to the outputs that hold images (true) or hold none
+ * (false); `{"hasImages": true}` without search text lists the outputs holding images, newest
+ * first. Pure.
  */
 
 import { checkPattern, type SearchPattern } from "./archive-search.js";
 import { parseOffset, type PagePlace } from "./output-pages.js";
 
 export type QueryRequest =
-  | { kind: "refs"; refs: string[] }
+  | { kind: "refs"; refs: string[]; /** Only these non-text parts of the one ref (numbered from 1, core/query-parts.ts), without its text. */ parts?: number[] }
   | { kind: "page"; ref: string; from: PagePlace }
   /** `pattern` undefined: a listing of the outputs holding images (`hasImages` true), newest first. */
   | { kind: "search"; pattern: SearchPattern | undefined; hasImages?: boolean; toolNames?: string[]; blockId?: string; limit: number };
@@ -19,6 +20,7 @@ export type QueryRequest =
 export interface QueryParams {
   toolCallIds?: unknown;
   offset?: unknown;
+  parts?: unknown;
   search?: unknown;
   regex?: unknown;
   caseSensitive?: unknown;
@@ -37,13 +39,16 @@ export function parseQueryRequest(params: QueryParams): QueryRequest | string {
   if (refs === null || refs?.some((ref) => typeof ref !== "string" || ref === "")) return "toolCallIds must be a list of refs like [\"t12\"]";
   if (params.search !== undefined) {
     if (refs !== undefined && refs.length > 0) return "pass either search (to find outputs) or toolCallIds (to read them), not both";
+    if (params.parts !== undefined) return "parts reads non-text parts of one output by ref: it goes with toolCallIds, not with search";
     return searchRequest(params);
   }
   if (params.hasImages !== undefined) {
     if (refs !== undefined && refs.length > 0) return 'hasImages narrows a search or lists outputs: it does not go with toolCallIds (a ref returns its images anyway)';
+    if (params.parts !== undefined) return "parts reads non-text parts of one output by ref: it goes with toolCallIds, not with hasImages";
     return imagesRequest(params);
   }
   if (refs === undefined || refs.length === 0) return 'pass toolCallIds (refs like ["t12"]) to read outputs, or search (text to find) to find them';
+  if (params.parts !== undefined) return partsRequest(refs as string[], params);
   if (params.offset === undefined) return { kind: "refs", refs: refs as string[] };
   if (refs.length !== 1) return "offset reads a page of one output: pass exactly one ref in toolCallIds";
   const from = parseOffset(params.offset);
@@ -51,6 +56,14 @@ export function parseQueryRequest(params: QueryParams): QueryRequest | string {
 }
 
 type SearchQuery = Extract<QueryRequest, { kind: "search" }>;
+
+function partsRequest(refs: string[], params: QueryParams): QueryRequest | string {
+  if (params.offset !== undefined) return "parts reads an output's non-text parts, offset a page of its text: pass one or the other";
+  if (refs.length !== 1) return "parts reads non-text parts of one output: pass exactly one ref in toolCallIds";
+  const parts = params.parts;
+  if (!Array.isArray(parts) || parts.length === 0 || !parts.every((n) => Number.isSafeInteger(n) && (n as number) >= 1)) return "parts must be a list of part numbers from 1, as an output's Parts list numbers them, like [2, 3]";
+  return { kind: "refs", refs, parts: [...new Set(parts as number[])] };
+}
 
 function searchRequest(params: QueryParams): QueryRequest | string {
   if (params.regex !== undefined && typeof params.regex !== "boolean") return "regex must be true or false";

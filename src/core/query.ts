@@ -7,6 +7,7 @@ import { jsonText, nestsDeeperThan } from "./json-text.js";
 import { occurrenceKey, parseOccurrenceKey, resultTimestampOf } from "./occurrence-key.js";
 import { FIRST_PAGE, nextPageHint, pageOf, pageText, QUERY_MAX_BYTES, QUERY_MAX_LINES } from "./output-pages.js";
 import type { PruneState } from "./prune-state.js";
+import { partsSection, type PartLine } from "./query-parts.js";
 import type { ToolCallRecord } from "./prune-types.js";
 import type { AgentMessage, ToolResultMessage } from "./session-types.js";
 
@@ -144,7 +145,14 @@ export interface QueryContext {
   problems?: ReadonlyArray<string | undefined>;
   /** The session's user turn of a record that carries no turn of its own (backfilled: turnIndex -1). */
   turnOf?: (record: ToolCallRecord) => number | undefined;
+  /** A match's non-text parts as the query lists them (core/query-parts.ts), by match index; none for a text-only output. */
+  parts?: ReadonlyArray<{ total: number; lines: readonly PartLine[] } | undefined>;
+  /** The call asked for given parts (`parts`): the blocks show no text. */
+  partsOnly?: boolean;
 }
+
+/** The body of a block in a call that asked for parts only. */
+export const PARTS_ONLY_BODY = "[Text not shown: this call asked for parts only; ask without parts to read the text]";
 
 /**
  * "Status: OK" describes the tool call; above a body that is only a preview of an unreadable
@@ -172,7 +180,7 @@ function argsText(args: unknown): string {
   return nestsDeeperThan(args, ARGS_INDENT_MAX_DEPTH) ? jsonText(args) : JSON.stringify(args, null, 2);
 }
 
-function matchBlock(match: QueryMatch, body: string, problem: string | undefined, context: QueryContext): string {
+function matchBlock(match: QueryMatch, index: number, body: string, problem: string | undefined, context: QueryContext): string {
   const header = [`## toolRef: ${match.label}`];
   if (match.legacy) header.push("Occurrence: legacy (no resultTimestamp)");
   header.push(
@@ -181,7 +189,9 @@ function matchBlock(match: QueryMatch, body: string, problem: string | undefined
     statusLine(match.record, problem),
     turnLine(match.record, context),
   );
-  return `${header.join("\n")}\n\n${truncatedBody(body, match.label)}`;
+  const parts = context.parts?.[index];
+  if (parts !== undefined) header.push(...partsSection(match.label, parts.lines, parts.total));
+  return `${header.join("\n")}\n\n${context.partsOnly === true ? PARTS_ONLY_BODY : truncatedBody(body, match.label)}`;
 }
 
 /**
@@ -190,7 +200,7 @@ function matchBlock(match: QueryMatch, body: string, problem: string | undefined
  */
 export function formatQueryResult(input: string, matches: readonly QueryMatch[], bodies: readonly string[], context: QueryContext = {}): string {
   if (matches.length === 0) return `## toolRef: ${input}\n(not found in index \u2014 may not have been summarized yet)`;
-  return matches.map((match, i) => matchBlock(match, bodies[i] ?? "", context.problems?.[i], context)).join(QUERY_BLOCK_SEPARATOR);
+  return matches.map((match, i) => matchBlock(match, i, bodies[i] ?? "", context.problems?.[i], context)).join(QUERY_BLOCK_SEPARATOR);
 }
 
 /** `details.results` of the tool result: records by label, later labels overwriting earlier. */

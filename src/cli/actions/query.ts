@@ -1,18 +1,22 @@
 /**
  * `chainpress query`: the archived original output(s), as context_tree_query shows them, with
  * spill files read back and checked against their recorded digest. A ref that is not found or
- * whose output is missing/corrupt makes the command exit 1, saying why.
+ * whose output (or an image the tool would attach) is missing/corrupt makes the command exit 1,
+ * saying why. `--parts DIR` also writes each output's non-text parts to files (query-parts.ts).
  */
 
-import { loadHasher } from "../../core/digest.js";
+import { loadHasher, type Hasher } from "../../core/digest.js";
 import { occurrenceKey } from "../../core/occurrence-key.js";
 import type { ToolCallRecord } from "../../core/prune-types.js";
 import { findRecords, formatQueryResult, QUERY_BLOCK_SEPARATOR, unavailableSpillBody, userTurnsByResult, type QueryMatch } from "../../core/query.js";
 import type { SpillReadResult } from "../../io/read-spill.js";
-import { readRecordText } from "../../main/archived-output.js";
+import { callParts, readRecordText, type QueriedParts } from "../../main/archived-output.js";
+import type { SessionModel } from "../../main/session-model.js";
+import { CliError, describeError } from "../errors.js";
 import type { FollowLinksFlag } from "../options.js";
 import { writeErr, writeOut, type CliIo } from "../output.js";
 import { loadForReading } from "../read-model.js";
+import { matchParts, partsTarget, type PartsTarget } from "./query-parts.js";
 
 interface Lookup {
   ref: string;
@@ -23,23 +27,61 @@ interface Lookup {
   unavailable: Array<string | undefined>;
 }
 
-export async function runQuery(io: CliIo, file: string, refs: string[], raw: boolean, flags: FollowLinksFlag): Promise<number> {
+export interface QueryFlags extends FollowLinksFlag {
+  /** `--parts DIR`: write every non-text part there. */
+  partsDir?: string;
+}
+
+export async function runQuery(io: CliIo, file: string, refs: string[], raw: boolean, flags: QueryFlags): Promise<number> {
   const model = await loadForReading(file, io, flags);
+  const target = flags.partsDir === undefined ? undefined : partsTargetOf(file, flags.partsDir, model);
   const hasher = await loadHasher();
-  const problems: string[] = [];
+  // A Set: --parts and the listing may both find one part unreadable.
+  const problems = new Set<string>();
   const lookups: Lookup[] = [];
+  const problem = (what: string): void => void problems.add(`${file}: ${what}`);
   const read: ReadBody = (record) => readRecordText(record, model.editedOutputs, hasher, model.blobDir);
-  for (const ref of refs) lookups.push(await lookUp(model.state, ref, read, (what) => problems.push(`${file}: ${what}`)));
-  for (const problem of problems) writeErr(io, `chainpress: ${problem}`);
+  for (const ref of refs) lookups.push(await lookUp(model.state, ref, read, problem));
+  // --raw prints the texts when every text was read, whatever became of the parts.
+  const textsRead = problems.size === 0;
+  if (target !== undefined) for (const lookup of lookups) for (const match of lookup.matches) await matchParts(file, model, match, hasher, target, problem);
+  // As context_tree_query lists them: the images it would attach are read back, within one call's budget.
+  const parts = raw ? [] : await listedParts(model, lookups, hasher, problem);
+  for (const line of problems) writeErr(io, `chainpress: ${line}`);
   if (raw) {
-    if (problems.length === 0) await writeRaw(io, lookups);
+    if (textsRead) await writeRaw(io, lookups);
   } else {
     const turns = userTurnsByResult(model.messages);
     const turnOf = (record: ToolCallRecord): number | undefined => turns.get(occurrenceKey(record.toolCallId, record.resultTimestamp));
-    const text = lookups.map((l) => formatQueryResult(l.ref, l.matches, l.bodies, { problems: l.unavailable, turnOf })).join(QUERY_BLOCK_SEPARATOR);
+    const text = lookups.map((l, i) => formatQueryResult(l.ref, l.matches, l.bodies, { problems: l.unavailable, turnOf, parts: parts[i]! })).join(QUERY_BLOCK_SEPARATOR);
     await writeOut(io.stdout, `${text}\n`);
   }
-  return problems.length === 0 ? 0 : 1;
+  return problems.size === 0 ? 0 : 1;
+}
+
+/** The `--parts` folder, made when missing; a refusal names the session file too. */
+export function partsTargetOf(file: string, dir: string, model: SessionModel): PartsTarget {
+  try {
+    return partsTarget(dir, model);
+  } catch (error) {
+    throw new CliError(`${file}: ${describeError(error)}`, { cause: error });
+  }
+}
+
+/** Each lookup's matches' parts as one context_tree_query call lists them (core/query-parts.ts); an image that cannot be read back is a problem. */
+async function listedParts(model: SessionModel, lookups: readonly Lookup[], hasher: Hasher, problem: (what: string) => void): Promise<QueriedParts[][]> {
+  const call = callParts(model.editedOutputs, hasher, model.blobDir);
+  const all: QueriedParts[][] = [];
+  for (const lookup of lookups) {
+    const parts: QueriedParts[] = [];
+    for (const match of lookup.matches) {
+      const got = await call.of(match.record);
+      for (const line of got.lines) if (line.fate.kind === "unavailable") problem(`${match.label}: part ${line.n}: ${line.fate.reason} part: ${line.fate.detail}`);
+      parts.push(got);
+    }
+    all.push(parts);
+  }
+  return all;
 }
 
 /** A record's full output as the model may read it (a context edit's text, or the archive's). */

@@ -1,6 +1,8 @@
 /** `chainpress query <session> <ref…>`: the command line; the work is in actions/query.ts and actions/query-find.ts. */
 
 import type { Command } from "commander";
+import { digitGroups } from "../../core/digit-groups.js";
+import { MAX_IMAGE_CHARS_PER_CALL, MAX_IMAGES_PER_CALL } from "../../core/query-parts.js";
 import { parseQueryRequest } from "../../core/query-request.js";
 import { UsageError } from "../errors.js";
 import { addFollowLinksOption, FOLLOW_LINKS_READ_HELP, integerParser, type FollowLinksFlag } from "../options.js";
@@ -13,6 +15,19 @@ Without --raw the output is exactly what context_tree_query returns (bodies trun
 2000 lines / 50 KiB, with the offset of the next page). With --raw only the full original
 outputs are printed, as their exact UTF-8 bytes; several outputs are separated by one NUL
 byte. --raw prints nothing if any ref fails.
+
+Parts: an output's non-text content parts (images, any other kind) are listed under its header,
+numbered from 1 in content order; context_tree_query attaches the images after its text (at
+most ${MAX_IMAGES_PER_CALL} images and ${digitGroups(MAX_IMAGE_CHARS_PER_CALL)} base64 characters per call; pages hold text only).
+--raw prints the text only.
+--parts DIR writes each part of each output to DIR/tN-<n>.<ext> (n as listed; ext png, jpeg,
+gif, webp from its mime type, else bin): exactly the bytes its base64 data decodes to, or, for a
+part without base64 data, the part's JSON text. DIR is made when missing and must not be a
+link; each file is written whole (temporary name, fsync, rename) or not at all. A part that
+cannot be read back (its spill file missing or damaged) is named on stderr and the exit is 1;
+the text and the other parts still come back. With --json (one ref) "parts" lists them: {"n",
+"at", "type", "mimeType", "bytes", "width", "height", "spilled", "file", "available", "reason",
+"detail", "written", "from"}.
 
 Pages: chainpress query s.jsonl t12 --offset 2001 [--json] prints one page of one output, as
 context_tree_query with "offset" does: whole lines from a 1-based line, or L:C for character C
@@ -27,6 +42,7 @@ first, as context_tree_query with "search" does. --json prints {"hits":[{"ref", 
 
 interface QueryFlags extends FollowLinksFlag {
   raw?: boolean;
+  parts?: string;
   json?: boolean;
   offset?: string;
   search?: string;
@@ -43,7 +59,8 @@ export function registerQuery(program: Command, io: CliIo, exit: ExitState): voi
     .description("print archived original tool outputs (spill files verified), one page of one, or a search of them all")
     .argument("<session>", "session file (*.jsonl)")
     .argument("[refs...]", "tN short refs, tool-call ids, or id@resultTimestamp")
-    .option("--raw", "print only the exact original output bytes (NUL-separated when several)")
+    .option("--raw", "print only the exact original output bytes (NUL-separated when several); text only")
+    .option("--parts <dir>", "also write each output's non-text parts (images) to <dir>/tN-<n>.<ext>")
     .option("--offset <place>", "one page of one output, from this line (or L:C inside a long line)")
     .option("--search <text>", "find archived outputs holding this text (literal, case-insensitive)")
     .option("--regex", "--search is a JavaScript regular expression")
@@ -72,8 +89,10 @@ async function dispatch(io: CliIo, session: string, refs: string[], options: Que
   });
   if (typeof request === "string") throw new UsageError(request);
   if (options.raw === true && request.kind !== "refs") throw new UsageError("--raw prints whole outputs by ref: it goes with neither --search, --offset nor --json");
-  if (request.kind === "search") return (await import("../actions/query-find.js")).runSearch(io, session, request, json, options);
-  if (request.kind === "page") return (await import("../actions/query-find.js")).runPage(io, session, request, json, options);
+  if (options.parts !== undefined && (request.kind === "search" || options.offset !== undefined)) throw new UsageError("--parts writes the parts of outputs by ref: it goes with neither --search nor --offset");
+  const flags = { ...options, ...(options.parts !== undefined ? { partsDir: options.parts } : {}) };
+  if (request.kind === "search") return (await import("../actions/query-find.js")).runSearch(io, session, request, json, flags);
+  if (request.kind === "page") return (await import("../actions/query-find.js")).runPage(io, session, request, json, flags);
   const { runQuery } = await import("../actions/query.js");
-  return runQuery(io, session, request.refs, options.raw === true, options);
+  return runQuery(io, session, request.refs, options.raw === true, flags);
 }
