@@ -201,6 +201,7 @@ describe("searching by images", () => {
     expect(parseQueryRequest({ hasImages: 1 })).toBe("hasImages must be true or false");
     expect(parseQueryRequest({ hasImages: false })).toMatch(/^hasImages false narrows a search: pass search text with it/);
     expect(parseQueryRequest({ hasImages: true, toolCallIds: ["t3"] })).toMatch(/^hasImages narrows a search or lists outputs: it does not go with toolCallIds/);
+    expect(parseQueryRequest({ hasImages: true, parts: [1] })).toMatch(/^parts reads non-text parts of one output by ref: it goes with toolCallIds, not with hasImages/);
     expect(parseQueryRequest({ hasImages: true, regex: true })).toMatch(/^regex and caseSensitive go with search text/);
     expect(parseQueryRequest({ hasImages: true, limit: 0 })).toBe("limit must be a whole number from 1 to 50");
     expect(parseQueryRequest({ search: "x" })).toEqual({ kind: "search", pattern: { kind: "literal", text: "x", caseSensitive: false }, limit: 10 });
