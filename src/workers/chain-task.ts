@@ -6,6 +6,7 @@
 
 import type { BodyRecord } from "../core/deterministic-body.js";
 import type { AgentMessage } from "../core/session-types.js";
+import type { SpilledPart } from "../core/archived-parts.js";
 import type { SpillFields } from "../core/chain-entry.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
 import type { OutputLiteral } from "../io/output-literal.js";
@@ -123,6 +124,12 @@ export interface ArchivedFacts {
   spill?: SpillFields;
   /** The record's text, when it is not its message's one text (several text parts joined). */
   resultText?: string;
+  /**
+   * An output with non-text parts: the content hash that covers them and the parts that were
+   * spilled; the main thread keeps the others inline from its own message (core/archived-parts.ts
+   * `mergeArchivedParts`).
+   */
+  parts?: { contentHash: string; spilled: SpilledPart[] };
 }
 
 /** What every chain task's result carries, whichever its form. */

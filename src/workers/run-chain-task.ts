@@ -13,6 +13,7 @@ import { spanOutputs } from "../core/extract-records.js";
 import { Lightener } from "../core/light-value.js";
 import { expandMarkers, mentionsMarker, resolvedValue, type LiteralRef } from "../core/literal-refs.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
+import type { SpilledPart } from "../core/archived-parts.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { discardStagedSpills, stageSpillFiles } from "../io/write-spill.js";
 import type { ArchivedFacts, ChainTask, ChainTaskResult, RecordsResult, SpillSettings, TaskTimings } from "./chain-task.js";
@@ -96,16 +97,23 @@ function recordsPosted(records: ToolCallRecord[]): Pick<RecordsResult, "records"
 
 /** What a record adds to the main thread's output: lightened by the same rules as its messages (with a `lightener`), or whole. */
 function archivedFacts(record: ToolCallRecord, soleText: boolean, literals: readonly LiteralRef[], lightener: Lightener | undefined): ArchivedFacts | undefined {
+  const parts = partsFacts(record);
   if (record.spillPath !== undefined) {
     const spill: SpillFields = { spillBytes: record.spillBytes!, resultPreview: record.resultPreview!, spillPath: record.spillPath, contentHash: record.contentHash!, spillDigest: record.spillDigest! };
     lightener?.lighten(spill);
-    return { spill };
+    return { spill, ...parts };
   }
-  if (soleText) return undefined;
+  if (soleText) return parts.parts === undefined ? undefined : parts;
   const text = { resultText: record.resultText };
   lightener?.lighten(text);
   // Whole, a text joined from several parts is decoded (it may hold refs).
-  return { resultText: lightener ? text.resultText : (resolvedValue(text.resultText, literals) as string | undefined) };
+  return { resultText: lightener ? text.resultText : (resolvedValue(text.resultText, literals) as string | undefined), ...parts };
+}
+
+/** A record's parts as the main thread cannot make them: its content hash and spilled parts (no bulk: nothing to lighten). */
+function partsFacts(record: ToolCallRecord): Pick<ArchivedFacts, "parts"> {
+  if (record.parts === undefined) return {};
+  return { parts: { contentHash: record.contentHash!, spilled: record.parts.filter((part): part is SpilledPart => part.kind === "spilled") } };
 }
 
 function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {
