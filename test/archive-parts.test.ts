@@ -8,11 +8,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeResultText } from "../src/core/content-hash.js";
+import { CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_INDEX } from "../src/core/custom-types.js";
+import { lightenInPlace } from "../src/core/light-value.js";
 import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
 import { scanSession } from "../src/main/scan-session.js";
 import { modelOf } from "../src/main/session-model.js";
 import { copyReal, ensureBuilt, removeTempDirs, runCli, settle, tempDir } from "./helpers/cli-harness.js";
-import { compressFile } from "./helpers/compress-harness.js";
+import { compressFile, failNth } from "./helpers/compress-harness.js";
 import { pngBytes } from "./helpers/image-bytes.js";
 import { expectPartsArchived, indexRecords, originalParts, partsChain, READ_IMAGE_TEXT, screenshot } from "./helpers/parts-session.js";
 import { SessionBuilder } from "./helpers/session-builder.js";
@@ -251,5 +253,73 @@ describe("part spill files wherever spill files go", () => {
     expect(fs.existsSync(temp)).toBe(false);
     expect(spillFiles(blobDir)).toEqual(before);
     expect(expectPartsArchived(file, blobDir)).toBe(9);
+  });
+});
+
+describe("the main thread's records, open chains and retries", () => {
+  const key = (record: Record<string, any>) => `${record.toolCallId}@${record.resultTimestamp}`;
+
+  it.each([0, 2])("the main thread's records are the archived ones: lightened from compact's model, exactly from pi's messages (%i workers)", async (workers) => {
+    for (const route of ["file", "lines"] as const) {
+      const s = screenshotSession();
+      const file = s.writeTemp();
+      const runner = createChainRunner(workers);
+      runners.push(runner);
+      const { model } = await compressFile(file, { runner, path: route });
+      const archived = indexRecords(file);
+      expect(archived.filter((record) => record.parts !== undefined)).toHaveLength(7);
+      for (const record of archived) {
+        const expected = structuredClone(record);
+        if (route === "file") lightenInPlace(expected);
+        expect(model.state.records.get(key(record)), `${route} ${record.toolCallId}`).toEqual(expected);
+      }
+    }
+  });
+
+  it("an open chain's older screenshots are archived by indexOnly steps with their parts, the same on both routes and any worker count", async () => {
+    const settings = { enabled: true, triggerTokens: 1000, keepRecent: 2, minReclaimTokens: 500 };
+    const session = () => {
+      const s = new SessionBuilder();
+      partsChain(s, "closed", [{ id: "closed_shot", content: [{ type: "text", text: READ_IMAGE_TEXT }, screenshot(9)] }]);
+      s.user("still running");
+      for (let i = 0; i < 8; i++) {
+        s.message({ role: "assistant", content: [{ type: "toolCall", id: `open_${i}`, name: "read", arguments: { path: `/shots/${i}.png` } }], stopReason: "toolUse", timestamp: s.tick() });
+        s.message({ role: "toolResult", toolCallId: `open_${i}`, toolName: "read", content: [{ type: "text", text: READ_IMAGE_TEXT }, screenshot(20 + i)], isError: false, timestamp: s.tick() });
+      }
+      return s;
+    };
+    const runs: Array<{ records: string[]; spills: Record<string, string> }> = [];
+    for (const route of ["memory", "file"] as const) {
+      for (const workers of [0, 2]) {
+        const s = session();
+        const file = s.writeTemp();
+        const { result } = await compressFile(file, { openChains: settings, path: route, workers });
+        expect(result.openChain?.decision.reason).toBe("archive");
+        const open = indexRecords(file).filter((record) => String(record.toolCallId).startsWith("open_"));
+        expect(open.map((record) => record.toolCallId)).toEqual(Array.from({ length: 6 }, (_, i) => `open_${i}`));
+        expect(expectPartsArchived(file, blobDirOf(file, s))).toBe(7);
+        runs.push({ records: recordsMasked(file), spills: spillFiles(blobDirOf(file, s)) });
+      }
+    }
+    for (const other of runs.slice(1)) expect(other).toEqual(runs[0]);
+  });
+
+  it.each([CUSTOM_TYPE_INDEX, CUSTOM_TYPE_CHAIN])("a chain whose %s append failed is retried: its part spill files are kept, nothing is archived twice", async (customType) => {
+    const s = screenshotSession();
+    const file = s.writeTemp();
+    const first = await compressFile(file, { workers: 1, path: "file", wrapAppend: failNth(customType, 1) });
+    expect(first.result.compressedEntries).toHaveLength(1);
+    const blobDir = blobDirOf(file, s);
+    // The failed chain's spill files were durable before its index entry was tried.
+    expect(Object.keys(spillFiles(blobDir))).toHaveLength(7);
+    const retry = await compressFile(file, { workers: 1, path: "file" });
+    expect(retry.result.skipped.filter((skip) => skip.failed)).toEqual([]);
+    const keys = indexRecords(file).map(key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toHaveLength(9);
+    expect(expectPartsArchived(file, blobDir)).toBe(9);
+    const reference = s.writeTemp();
+    await compressFile(reference, { workers: 1, path: "file" });
+    expect(spillFiles(blobDir)).toEqual(spillFiles(blobDirOf(reference, s)));
   });
 });
