@@ -9,12 +9,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeResultText } from "../src/core/content-hash.js";
 import { CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_INDEX } from "../src/core/custom-types.js";
+import { jsonText } from "../src/core/json-text.js";
 import { lightenInPlace } from "../src/core/light-value.js";
 import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
 import { scanSession } from "../src/main/scan-session.js";
 import { modelOf } from "../src/main/session-model.js";
 import { copyReal, ensureBuilt, removeTempDirs, runCli, settle, tempDir } from "./helpers/cli-harness.js";
 import { compressFile, failNth } from "./helpers/compress-harness.js";
+import { deepJson } from "./helpers/deep-session.js";
 import { pngBytes } from "./helpers/image-bytes.js";
 import { expectPartsArchived, indexRecords, originalParts, partsChain, READ_IMAGE_TEXT, screenshot } from "./helpers/parts-session.js";
 import { SessionBuilder } from "./helpers/session-builder.js";
@@ -38,7 +40,8 @@ function screenshotSession(): SessionBuilder {
     {
       id: "unknown_kinds",
       name: "record",
-      content: [{ type: "text", text: "recorded" }, { type: "audio", format: "wav", data: Buffer.alloc(60_000, 7).toString("base64") }, { type: "widget", spec: { rows: [1, 2], title: "é ✓ \u{1F600}" } }, null],
+      // A widget with a long caption: on the file route a ref inside a part kept inline.
+      content: [{ type: "text", text: "recorded" }, { type: "audio", format: "wav", data: Buffer.alloc(60_000, 7).toString("base64") }, { type: "widget", spec: { rows: [1, 2], title: "é ✓ \u{1F600}" }, caption: "a caption é\n".repeat(100) }, null],
     },
     { id: "long_text_image", content: [{ type: "text", text: LONG_TEXT }, screenshot(3)] },
     { id: "spilled_text_image", content: [{ type: "text", text: SPILLED_TEXT }, screenshot(4)] },
@@ -56,10 +59,9 @@ const blobDirOf = (file: string, s: SessionBuilder) => path.join(path.dirname(fi
 /** The appended index entries' records, spill paths reduced to their file names. */
 function recordsMasked(file: string): string[] {
   return indexRecords(file).map((record) => {
-    const copy = structuredClone(record);
-    if (copy.spillPath) copy.spillPath = path.basename(copy.spillPath);
-    for (const part of copy.parts ?? []) if (part.spillPath) part.spillPath = path.basename(part.spillPath);
-    return JSON.stringify(copy);
+    if (record.spillPath) record.spillPath = path.basename(record.spillPath);
+    for (const part of record.parts ?? []) if (part.spillPath) part.spillPath = path.basename(part.spillPath);
+    return jsonText(record);
   });
 }
 
@@ -203,6 +205,26 @@ describe("archiving every content part", () => {
     }
     expect(expectPartsArchived(file, blobDir)).toBe(3);
   });
+});
+
+describe("a part nested deeper than a thread can clone", () => {
+  it.each([5_000, 100_000])("%i levels: kept inline or spilled, the same records on the file and the live route", async (depth) => {
+    const s = new SessionBuilder();
+    partsChain(s, "deep part", [{ id: "deep", name: "probe", content: [{ type: "text", text: "probed" }, { type: "tree", root: "@@DEEP@@" }] }]);
+    const deep = deepJson(depth);
+    const runs: string[][] = [];
+    for (const route of ["file", "memory"] as const) {
+      const file = s.writeTemp();
+      fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace('"@@DEEP@@"', deep));
+      const { result } = await compressFile(file, { workers: 2, path: route });
+      expect(result.compressedEntries, route).toHaveLength(1);
+      const [record] = indexRecords(file);
+      expect(record!.parts[0].kind).toBe(depth === 5_000 ? "inline" : "spilled");
+      expect(expectPartsArchived(file, blobDirOf(file, s))).toBe(1);
+      runs.push(recordsMasked(file));
+    }
+    expect(runs[1]).toEqual(runs[0]);
+  }, 120_000);
 });
 
 describe("part spill files wherever spill files go", () => {

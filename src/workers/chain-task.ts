@@ -162,7 +162,7 @@ export interface RecordsResult extends TaskResultBase {
   kind: "records";
   /** In planned order; spilled ones carry spill fields and an empty resultText. Empty when `recordsJson` holds them. */
   records: ToolCallRecord[];
-  /** Each record's JSON text instead, when a call's args nest too deep to be cloned (core/json-text.ts CLONE_MAX_DEPTH). */
+  /** Each record's JSON text instead, when a call's args or a part kept inline nest too deep to be cloned (core/json-text.ts CLONE_MAX_DEPTH). */
   recordsJson?: string[];
   refs: SummaryToolCallRef[];
 }

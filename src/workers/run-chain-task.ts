@@ -89,9 +89,10 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   return { ...result, kind: "facts" as const, archived: records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lightener)) };
 }
 
-/** Records as posted back: as they are, or as JSON text where a call's args nest too deep to be cloned. */
+/** Records as posted back: as they are, or as JSON text where a call's args or a part kept inline nest too deep to be cloned. */
 function recordsPosted(records: ToolCallRecord[]): Pick<RecordsResult, "records" | "recordsJson"> {
-  if (!records.some((record) => nestsDeeperThan(record.args, CLONE_MAX_DEPTH))) return { records };
+  const tooDeep = (record: ToolCallRecord) => nestsDeeperThan(record.args, CLONE_MAX_DEPTH) || (record.parts !== undefined && nestsDeeperThan(record.parts, CLONE_MAX_DEPTH));
+  if (!records.some(tooDeep)) return { records };
   return { records: [], recordsJson: records.map((record) => jsonText(record)) };
 }
 
