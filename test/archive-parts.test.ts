@@ -252,7 +252,7 @@ describe("part spill files wherever spill files go", () => {
     const part = indexRecords(file).find((record) => record.toolCallId === "image_only")!.parts[0];
     const target = path.join(blobDirOf(file, s), path.basename(part.spillPath));
     const bytes = fs.readFileSync(target);
-    bytes[bytes.length - 3] ^= 1;
+    bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 1;
     fs.writeFileSync(target, bytes);
     const out = path.join(tempDir(), "copy.jsonl");
     settle(file);

@@ -21,6 +21,7 @@ import { spillPathFor, type SpillWrite } from "../io/write-spill.js";
 import type { SpillSettings } from "./chain-task.js";
 import { spillMaterial, spillMaterialOfUtf8, type SpillMaterial } from "./spill-material.js";
 import { archiveParts } from "./archive-parts.js";
+import { holdsNonTextParts } from "../core/archived-parts.js";
 
 export interface ArchivedRecords {
   /** In planned order; spilled ones carry spill fields and an empty resultText. */
@@ -57,6 +58,8 @@ type OutputFields = ReturnType<typeof outputFields>;
 
 /** An output's non-text parts (their spill files join the writes) and the content hash covering text and parts; undefined without any. */
 function partsFields(output: SpanOutput, field: OutputFields, ref: LiteralRef | undefined, material: SpillMaterial | undefined, literals: readonly LiteralRef[], spill: SpillSettings, hasher: Hasher, out: ArchivedRecords): PartsFields | undefined {
+  // Most outputs are text alone: nothing to look up for them.
+  if (!holdsNonTextParts(output.result.content)) return undefined;
   const key = occurrenceKey(field.toolCallId, field.resultTimestamp);
   const found = archiveParts(output.result.content, key, literals, spill, hasher, out.writes);
   if (found === undefined) return undefined;
