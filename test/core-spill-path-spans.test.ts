@@ -71,3 +71,32 @@ describe("relocateIndexLine", () => {
     expect(relocateIndexLine(bytes("not json"), "/n")).toBeUndefined();
   });
 });
+
+describe("part spill files (issue 46)", () => {
+  const spilledPart = (at: number, spillPath: string) => ({ at, kind: "spilled", type: "image", mimeType: "image/png", dataChars: 8, spillBytes: 40, spillPath, spillDigest: "xxh64:0123456789abcdef" });
+
+  it("finds each spilled part's spillPath with its record and part, and nothing of the same name inside an inline part", () => {
+    const line = indexLine([
+      record({ contentHash: "h", parts: [{ at: 1, kind: "inline", part: { type: "widget", spillPath: "/inline/x" } }, spilledPart(2, "/old/blobs/c1_part2.json")] }),
+      record({ toolCallId: "c2", spillPath: "/old/blobs/b.txt", contentHash: "h", parts: [spilledPart(0, "/old/blobs/c2_part0.json")] }),
+    ]);
+    const data = bytes(line);
+    expect(spillPathSpans(data).map((s) => [s.record, s.part, JSON.parse(text(data.subarray(s.start, s.end)))])).toEqual([
+      [0, 1, "/old/blobs/c1_part2.json"],
+      [1, undefined, "/old/blobs/b.txt"],
+      [1, 0, "/old/blobs/c2_part0.json"],
+    ]);
+  });
+
+  it("relocates them with their own size and digest, and no content hash (the record's covers its parts)", () => {
+    const line = indexLine([record({ spillPath: "/old/blobs/t.txt", spillBytes: 9, spillDigest: "xxh64:1111111111111111", contentHash: "covers-parts", parts: [spilledPart(1, "/old/blobs/p.json")] })]);
+    const relocated = relocateIndexLine(bytes(line), "/new/blobs");
+    expect(relocated?.ok).toBe(true);
+    if (!relocated?.ok) return;
+    expect(text(relocated.bytes)).toBe(line.replace("/old/blobs/t.txt", "/new/blobs/t.txt").replace("/old/blobs/p.json", "/new/blobs/p.json"));
+    expect(relocated.spills.map((s) => [s.fileName, s.spillBytes, s.spillDigest, s.contentHash])).toEqual([
+      ["t.txt", 9, "xxh64:1111111111111111", undefined],
+      ["p.json", 40, "xxh64:0123456789abcdef", undefined],
+    ]);
+  });
+});

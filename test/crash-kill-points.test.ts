@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSession } from "../src/io/read-session.js";
 import { sanitizeForFileName } from "../src/core/spill-layout.js";
 import { copyReal, jsonLines, originalOutputs, removeTempDirs, sha256, tempDir } from "./helpers/cli-harness.js";
+import { expectPartsArchived, originalParts } from "./helpers/image-parts-sessions.js";
 import { addFigure } from "./helpers/stress-figures.js";
 import {
   compact,
@@ -44,6 +45,8 @@ interface Baseline {
   hits: Record<Point, number>;
   /** Reader warning codes of the compacted file (none for the generated sessions). */
   warnings: string[];
+  /** Non-text parts archived by an uninterrupted run. */
+  parts: number;
 }
 
 /** A session to crash: how to make a fresh copy of it, and whether its file is rewritten first (migration). */
@@ -51,10 +54,15 @@ interface Scenario {
   name: string;
   make(dir: string): string;
   migrates: boolean;
+  /** Chains a generated session holds (CHAINS unless said). */
+  chains?: number;
 }
 
 const GENERATED_V3: Scenario = { name: "generated v3", make: (dir) => writeCrashSession(dir, { chains: CHAINS }), migrates: false };
 const GENERATED_V2: Scenario = { name: "generated v2", make: (dir) => writeCrashSession(dir, { chains: CHAINS, version: 2 }), migrates: true };
+/** Screenshot reads in every chain: two part spill files per chain beside its text spill (issue 46). */
+const IMAGE_CHAINS = 3;
+const GENERATED_IMAGES: Scenario = { name: "generated v3 with screenshots", make: (dir) => writeCrashSession(dir, { chains: IMAGE_CHAINS, images: true }), migrates: false, chains: IMAGE_CHAINS };
 /** A real pi session (version 1: migrated first), copied from the shared fixtures. */
 const REAL: Scenario = { name: "real large-session.jsonl", make: (dir) => copyReal("large-session.jsonl", dir, "session.jsonl"), migrates: true };
 
@@ -75,6 +83,7 @@ async function baseline(scenario: Scenario): Promise<Baseline> {
     state,
     final: fs.readFileSync(file),
     warnings: (await readSession(file)).warnings.map((w) => w.code),
+    parts: expectPartsArchived(file, blobDirOf(file)),
     hits: {
       "spill-written": report.spilledFiles,
       "spill-renamed": report.spilledFiles,
@@ -86,8 +95,8 @@ async function baseline(scenario: Scenario): Promise<Baseline> {
     },
   };
   if (scenario !== REAL) {
-    expect(report.compressed).toHaveLength(CHAINS);
-    expect(report.spilledFiles).toBeGreaterThanOrEqual(CHAINS);
+    expect(report.compressed).toHaveLength(scenario.chains ?? CHAINS);
+    expect(report.spilledFiles).toBeGreaterThanOrEqual(scenario.chains ?? CHAINS);
   }
   baselines.set(scenario.name, made);
   return made;
@@ -114,11 +123,16 @@ afterAll(() => {
   releaseCliSnapshot();
 });
 
-/** Spill files present under their final name must be complete: equal to some original output. */
+function blobDirOf(file: string): string {
+  return path.join(path.dirname(file), `${sanitizeForFileName(sessionIdOf(file))}-blobs`);
+}
+
+/** Spill files present under their final name must be complete: equal to some original output, or to the JSON text of some original part. */
 function expectNoTornSpill(file: string): void {
-  const blobDir = path.join(path.dirname(file), `${sanitizeForFileName(sessionIdOf(file))}-blobs`);
+  const blobDir = blobDirOf(file);
   if (!fs.existsSync(blobDir)) return;
-  const originals = new Set([...originalOutputs(file).values()].map((text) => Buffer.from(text, "utf8").toString("base64")));
+  const parts = [...originalParts(file).values()].flat().map(({ part }) => JSON.stringify(part));
+  const originals = new Set([...originalOutputs(file).values(), ...parts].map((text) => Buffer.from(text, "utf8").toString("base64")));
   for (const name of fs.readdirSync(blobDir)) {
     if (name.startsWith(".tmp-")) continue; // an abandoned temp copy; never referenced
     expect(originals.has(fs.readFileSync(path.join(blobDir, name)).toString("base64")), `spill file ${name} is a complete output`).toBe(true);
@@ -202,6 +216,8 @@ async function crashAndRecover(point: Point, n: number, secondKill?: { point: Po
   const verified = verifyArchivedBytes(file, state);
   addFigure("recordsVerified", verified);
   expect(verified).toBe(base.state.refs.size);
+  // Every non-text part back too: inline as it was, spilled byte for byte its JSON text.
+  expect(expectPartsArchived(file, blobDirOf(file))).toBe(base.parts);
 
   if (STRESS) {
     // Converged means converged: one more run appends nothing and changes no byte.
@@ -231,6 +247,28 @@ describe("SIGKILL at every write point (one n per point)", () => {
     expect(run.status, run.stderr).toBe(0);
     expectSameChains(finalState(file), base.state);
   });
+});
+
+describe("SIGKILL at every write point of a part spill file (issue 46)", () => {
+  // Each chain's batch: its text spill, then its two screenshots' part spills; every n of both
+  // spill points, and an index line torn and appended around the parts' records.
+  it("the session holds part spills: two per chain, each point passed once per spill file", async () => {
+    const base = await baseline(GENERATED_IMAGES);
+    const indexLines = base.final.toString("utf8").split("\n").filter((line) => line.includes('"customType":"context-prune-index"'));
+    const spilledParts = indexLines.flatMap((line) => JSON.parse(line).data.toolCalls).flatMap((record) => record.parts ?? []).filter((part) => part.kind === "spilled");
+    expect(spilledParts).toHaveLength(2 * IMAGE_CHAINS);
+    // Part spills are among the files each spill point passes.
+    expect(base.hits["spill-written"]).toBeGreaterThanOrEqual(3 * IMAGE_CHAINS);
+  });
+
+  it.each(["spill-written", "spill-renamed"] as Point[])("%s: every n → the session parses and a rerun converges with every part back", async (point) => {
+    const hits = (await baseline(GENERATED_IMAGES)).hits[point];
+    for (let n = 1; n <= hits; n++) await crashAndRecover(point, n, undefined, GENERATED_IMAGES);
+  }, 600_000);
+
+  it.each([["index-append-partial", 2], ["index-appended", 2], ["chain-appended", 2]] as Array<[Point, number]>)("%s:%i → converges with every part back", async (point, n) => {
+    await crashAndRecover(point, n, undefined, GENERATED_IMAGES);
+  }, 120_000);
 });
 
 // Registered only under `npm run test:stress`, so `npm test` reports no skipped tests.

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { piBuild, PI_VERSIONS } from "../bench/lib/pi-builds.js";
 import { startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
-import { imageDataOf, writePartsSession, type PartsSession } from "./helpers/parts-session.js";
+import { imageDataOf, writePartsSession, type PartsSession } from "./helpers/archived-parts-session.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
 import { lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
 

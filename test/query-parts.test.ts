@@ -22,7 +22,7 @@ import { readArchivedPart } from "../src/io/read-part.js";
 import { loadSessionModel } from "../src/main/session-model.js";
 import { ensureBuilt, removeTempDirs, runCli, settle, tempDir } from "./helpers/cli-harness.js";
 import { pngBytes } from "./helpers/image-bytes.js";
-import { imageDataOf, outputOf, partsOutputs, writePartsSession, type PartsSession } from "./helpers/parts-session.js";
+import { imageDataOf, outputOf, partsOutputs, writePartsSession, type PartsSession } from "./helpers/archived-parts-session.js";
 import { PiHost, tempAgentDir } from "./helpers/pi-host.js";
 
 type Content = Array<{ type: string; text?: string; data?: string; mimeType?: string }>;

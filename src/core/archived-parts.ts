@@ -51,6 +51,24 @@ export function nonTextParts(content: unknown): FoundPart[] {
   return found;
 }
 
+/** True when the content holds a part contentText does not read (an output with parts is never taken as its text alone). */
+export function holdsNonTextParts(content: unknown): boolean {
+  return Array.isArray(content) && content.some((part: unknown) => !isTextPart(part));
+}
+
+/**
+ * An output's archived parts from its content and those of them that were spilled (the rest are
+ * kept inline, as the content holds them): how a thread that has the message but not the spill
+ * files makes the record's `parts`. Every spilled part must be one of the content's.
+ */
+export function mergeArchivedParts(content: unknown, spilled: readonly SpilledPart[]): ArchivedPart[] {
+  const byAt = new Map(spilled.map((part) => [part.at, part]));
+  const parts = nonTextParts(content).map(({ at, part }): ArchivedPart => byAt.get(at) ?? { at, kind: "inline", part });
+  const used = parts.filter((part) => part.kind === "spilled").length;
+  if (used !== spilled.length) throw new Error(`internal error: ${spilled.length - used} spilled parts are no part of the output's content`);
+  return parts;
+}
+
 function field(part: unknown, key: string): unknown {
   return typeof part === "object" && part !== null && !Array.isArray(part) ? (part as Record<string, unknown>)[key] : undefined;
 }

@@ -1,7 +1,8 @@
 /**
  * A `context-prune-index` line as a copy of the session in another folder must hold it: each
- * valid record's `spillPath` names the file of the same name in the copy's own blob folder. Only
- * those string literals change; every other byte of the line stays as it was.
+ * valid record's `spillPath`, and each of its spilled parts' (core/archived-parts.ts), names the
+ * file of the same name in the copy's own blob folder. Only those string literals change; every
+ * other byte of the line stays as it was.
  */
 
 import path from "node:path";
@@ -21,6 +22,7 @@ export interface NamedSpill {
   fileName: string;
   spillBytes?: number;
   spillDigest?: string;
+  /** The record's text hash; never for a part's file, nor for a record with parts (its hash covers them too). */
   contentHash?: string;
 }
 
@@ -55,9 +57,11 @@ export function relocateIndexLine(line: Uint8Array, blobDir: string): RelocatedL
     const raw: unknown = data.toolCalls[span.record];
     if (recordProblem(raw) !== undefined) continue;
     const record = raw as Record<string, unknown>;
-    // A literal JSON.parse did not keep (a duplicate key) is left as it is.
-    if (typeof record.spillPath !== "string" || literalValue(line, span) !== record.spillPath) continue;
-    const spill = namedSpill(entryId, record, record.spillPath);
+    const holder = span.part === undefined ? record : Array.isArray(record.parts) ? (record.parts[span.part] as unknown) : undefined;
+    // A literal JSON.parse did not keep (a duplicate key) is left as it is, as is a part kept inline.
+    if (!isObject(holder) || (span.part !== undefined && holder.kind !== "spilled")) continue;
+    if (typeof holder.spillPath !== "string" || literalValue(line, span) !== holder.spillPath) continue;
+    const spill = namedSpill(entryId, record, holder);
     if (!isPlainSpillFileName(spill.fileName)) return { ok: false, spill, problem: `spillPath ${JSON.stringify(spill.stored)} names no plain file name` };
     spills.push(spill);
     replacements.push({ span, literal: encoder.encode(JSON.stringify(path.join(blobDir, spill.fileName))) });
@@ -78,10 +82,13 @@ function literalValue(line: Uint8Array, span: SpillPathSpan): unknown {
   return JSON.parse(decoder.decode(line.subarray(span.start, span.end)));
 }
 
-function namedSpill(entryId: string, record: Record<string, unknown>, stored: string): NamedSpill {
+/** The spill file `holder` (the record, or one of its spilled parts) names, with what its record says it holds. */
+function namedSpill(entryId: string, record: Record<string, unknown>, holder: Record<string, unknown>): NamedSpill {
+  const stored = holder.spillPath as string;
   const spill: NamedSpill = { entryId, toolCallId: record.toolCallId as string, toolName: record.toolName as string, stored, fileName: path.basename(stored) };
-  if (typeof record.spillBytes === "number") spill.spillBytes = record.spillBytes;
-  if (typeof record.spillDigest === "string") spill.spillDigest = record.spillDigest;
-  if (typeof record.contentHash === "string") spill.contentHash = record.contentHash;
+  if (typeof holder.spillBytes === "number") spill.spillBytes = holder.spillBytes;
+  if (typeof holder.spillDigest === "string") spill.spillDigest = holder.spillDigest;
+  // A hash of the text alone only: a record with parts hashes them too, and a part's file is no text.
+  if (holder === record && record.parts === undefined && typeof record.contentHash === "string") spill.contentHash = record.contentHash;
   return spill;
 }

@@ -1,13 +1,15 @@
 /**
  * Where the `spillPath` values of a `context-prune-index` line sit in its bytes: the string
- * literals at `data.toolCalls[i].spillPath`, so a copy of the line can name other spill files
+ * literals at `data.toolCalls[i].spillPath` and `data.toolCalls[i].parts[j].spillPath` (a spilled
+ * content part, core/archived-parts.ts), so a copy of the line can name other spill files
  * while every other byte stays as it was. The scan is a loop with an explicit stack (no
  * recursion, whatever the nesting) and never decodes a value it does not need.
  */
 
-/** One `spillPath` literal: `[start, end)` byte offsets, quotes included, of record `record`. */
+/** One `spillPath` literal: `[start, end)` byte offsets, quotes included, of record `record` (of its part `part`, for a part's). */
 export interface SpillPathSpan {
   readonly record: number;
+  readonly part?: number;
   readonly start: number;
   readonly end: number;
 }
@@ -22,7 +24,7 @@ const COMMA = 0x2c;
 
 interface Frame {
   readonly isObject: boolean;
-  /** This container is the root, `data`, `data.toolCalls` or one of its records. */
+  /** This container is the root, `data`, `data.toolCalls`, one of its records, a record's `parts` or one of them. */
   readonly onPath: boolean;
   /** An object's next string is a key. */
   awaitingKey: boolean;
@@ -53,7 +55,9 @@ export function spillPathSpans(bytes: Uint8Array): SpillPathSpan[] {
         top.key = top.onPath ? decodeString(bytes, at, end) : undefined;
         top.awaitingKey = false;
       } else if (top !== undefined) {
-        if (isSpillPathValue(stack, top)) spans.push({ record: stack[stack.length - 2]!.index, start: at, end });
+        const depth = spillPathDepth(stack, top);
+        if (depth === RECORD_DEPTH) spans.push({ record: stack[RECORD_DEPTH - 2]!.index, start: at, end });
+        else if (depth === PART_DEPTH) spans.push({ record: stack[RECORD_DEPTH - 2]!.index, part: stack[PART_DEPTH - 2]!.index, start: at, end });
       }
       at = end;
       continue;
@@ -98,13 +102,20 @@ function newFrame(stack: readonly Frame[], isObject: boolean): Frame {
   if (parent === undefined) onPath = isObject;
   else if (!parent.onPath) onPath = false;
   else if (depth <= PATH_KEYS.length) onPath = parent.key === PATH_KEYS[depth - 1] && (depth === PATH_KEYS.length ? !isObject : isObject);
-  else onPath = depth === PATH_KEYS.length + 1 && isObject;
+  else if (depth === RECORD_DEPTH - 1) onPath = isObject; // a record
+  else if (depth === RECORD_DEPTH) onPath = parent.key === "parts" && !isObject; // its parts
+  else onPath = depth === PART_DEPTH - 1 && isObject; // one of them
   return { isObject, onPath, awaitingKey: isObject, key: undefined, index: 0 };
 }
 
-/** A string value directly in a record (depth 4) under the key `spillPath`. */
-function isSpillPathValue(stack: readonly Frame[], top: Frame): boolean {
-  return stack.length === PATH_KEYS.length + 2 && top.onPath && top.isObject && top.key === "spillPath";
+/** Stack depths of a string directly in a record, and directly in one of its parts. */
+const RECORD_DEPTH = PATH_KEYS.length + 2;
+const PART_DEPTH = RECORD_DEPTH + 2;
+
+/** The depth of a `spillPath` value on the path (RECORD_DEPTH or PART_DEPTH), else undefined. */
+function spillPathDepth(stack: readonly Frame[], top: Frame): number | undefined {
+  if (!top.onPath || !top.isObject || top.key !== "spillPath") return undefined;
+  return stack.length === RECORD_DEPTH || stack.length === PART_DEPTH ? stack.length : undefined;
 }
 
 /** The offset just past the closing quote of the string literal opening at `start`. */

@@ -2,15 +2,17 @@
  * The records of a chain's planned outputs, with the spill files of the oversized ones. An output
  * that is a ref (the file path, core/literal-refs.ts) is sized, spilled and hashed from its
  * bytes; one given as a string (the live path, or text parts joined) from the string. The record
- * and the spill file are the same either way.
+ * and the spill file are the same either way. An output's non-text parts (workers/archive-parts.ts)
+ * join its record, their spill files the same writes, and its content hash covers them.
  */
 
-import { buildBackfilledRecord, type SpillFields } from "../core/chain-entry.js";
+import { buildBackfilledRecord, type PartsFields, type SpillFields } from "../core/chain-entry.js";
+import { contentHashWithParts, textHash } from "../core/content-hash.js";
 import type { Hasher } from "../core/digest.js";
 import { unescapeLiteral } from "../core/unescape-literal.js";
 import { outputFields, type SpanOutput } from "../core/extract-records.js";
 import { soleText } from "../core/message-text.js";
-import { refOf, resolveMarkers, type LiteralRef } from "../core/literal-refs.js";
+import { refOf, refText, resolveMarkers, type LiteralRef } from "../core/literal-refs.js";
 import { occurrenceKey } from "../core/occurrence-key.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import { spillFileName } from "../core/spill-layout.js";
@@ -18,6 +20,8 @@ import { shouldSpill, spillsMeasured } from "../core/spill-rule.js";
 import { spillPathFor, type SpillWrite } from "../io/write-spill.js";
 import type { SpillSettings } from "./chain-task.js";
 import { spillMaterial, spillMaterialOfUtf8, type SpillMaterial } from "./spill-material.js";
+import { archiveParts } from "./archive-parts.js";
+import { holdsNonTextParts } from "../core/archived-parts.js";
 
 export interface ArchivedRecords {
   /** In planned order; spilled ones carry spill fields and an empty resultText. */
@@ -42,7 +46,8 @@ export function archiveRecords(outputs: readonly SpanOutput[], literals: readonl
     out.archivedChars += ref?.units ?? field.resultText.length;
     const material = spilled(field, ref, spill, hasher);
     const fields = material ? spillFields(field, material, spill, hasher, out) : undefined;
-    out.records.push(buildBackfilledRecord(field, fields));
+    const parts = partsFields(output, field, ref, material, literals, spill, hasher, out);
+    out.records.push(buildBackfilledRecord(field, fields, parts));
     out.soleText.push(soleText(output.result.content) !== undefined);
   }
   out.spilledFiles = out.writes.length;
@@ -50,6 +55,19 @@ export function archiveRecords(outputs: readonly SpanOutput[], literals: readonl
 }
 
 type OutputFields = ReturnType<typeof outputFields>;
+
+/** An output's non-text parts (their spill files join the writes) and the content hash covering text and parts; undefined without any. */
+function partsFields(output: SpanOutput, field: OutputFields, ref: LiteralRef | undefined, material: SpillMaterial | undefined, literals: readonly LiteralRef[], spill: SpillSettings, hasher: Hasher, out: ArchivedRecords): PartsFields | undefined {
+  // Most outputs are text alone: nothing to look up for them.
+  if (!holdsNonTextParts(output.result.content)) return undefined;
+  const key = occurrenceKey(field.toolCallId, field.resultTimestamp);
+  const found = archiveParts(output.result.content, key, literals, spill, hasher, out.writes);
+  if (found === undefined) return undefined;
+  out.spilledBytes += found.spilledBytes;
+  // The text's hash from the same string or bytes its spill file was made of.
+  const text = material?.textHash ?? textHash(field.toolName, ref === undefined ? field.resultText : refText(ref));
+  return { contentHash: contentHashWithParts(text, found.hashed), parts: found.parts };
+}
 
 /** The spill material of an output over the threshold, from its bytes when it is a ref. */
 function spilled(field: OutputFields, ref: LiteralRef | undefined, spill: SpillSettings, hasher: Hasher): SpillMaterial | undefined {
@@ -67,5 +85,7 @@ function spillFields(field: OutputFields, material: SpillMaterial, spill: SpillS
   const fileName = spillFileName(hasher, occurrenceKey(field.toolCallId, field.resultTimestamp));
   out.writes.push({ fileName, bytes: material.bytes });
   out.spilledBytes += material.bytes.length;
-  return { spillBytes: material.bytes.length, resultPreview: material.resultPreview, spillPath: spillPathFor(spill, fileName), contentHash: material.contentHash, spillDigest: material.spillDigest };
+  // A copy digested: the output's parts, if any, continue the text's hash.
+  const contentHash = material.textHash.copy().digest("hex");
+  return { spillBytes: material.bytes.length, resultPreview: material.resultPreview, spillPath: spillPathFor(spill, fileName), contentHash, spillDigest: material.spillDigest };
 }

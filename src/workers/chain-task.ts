@@ -6,6 +6,7 @@
 
 import type { BodyRecord } from "../core/deterministic-body.js";
 import type { AgentMessage } from "../core/session-types.js";
+import type { SpilledPart } from "../core/archived-parts.js";
 import type { SpillFields } from "../core/chain-entry.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../core/prune-types.js";
 import type { OutputLiteral } from "../io/output-literal.js";
@@ -123,6 +124,12 @@ export interface ArchivedFacts {
   spill?: SpillFields;
   /** The record's text, when it is not its message's one text (several text parts joined). */
   resultText?: string;
+  /**
+   * An output with non-text parts: the content hash that covers them and the parts that were
+   * spilled; the main thread keeps the others inline from its own message (core/archived-parts.ts
+   * `mergeArchivedParts`).
+   */
+  parts?: { contentHash: string; spilled: SpilledPart[] };
 }
 
 /** What every chain task's result carries, whichever its form. */
@@ -155,7 +162,7 @@ export interface RecordsResult extends TaskResultBase {
   kind: "records";
   /** In planned order; spilled ones carry spill fields and an empty resultText. Empty when `recordsJson` holds them. */
   records: ToolCallRecord[];
-  /** Each record's JSON text instead, when a call's args nest too deep to be cloned (core/json-text.ts CLONE_MAX_DEPTH). */
+  /** Each record's JSON text instead, when a call's args or a part kept inline nest too deep to be cloned (core/json-text.ts CLONE_MAX_DEPTH). */
   recordsJson?: string[];
   refs: SummaryToolCallRef[];
 }

@@ -13,6 +13,7 @@ import { spanOutputs } from "../core/extract-records.js";
 import { Lightener } from "../core/light-value.js";
 import { expandMarkers, mentionsMarker, resolvedValue, type LiteralRef } from "../core/literal-refs.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
+import type { SpilledPart } from "../core/archived-parts.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { discardStagedSpills, stageSpillFiles } from "../io/write-spill.js";
 import type { ArchivedFacts, ChainTask, ChainTaskResult, RecordsResult, SpillSettings, TaskTimings } from "./chain-task.js";
@@ -88,24 +89,32 @@ function buildResult(task: ChainTask, archived: ArchivedRecords, literals: reado
   return { ...result, kind: "facts" as const, archived: records.map((record, i) => archivedFacts(record, archived.soleText[i]!, literals, lightener)) };
 }
 
-/** Records as posted back: as they are, or as JSON text where a call's args nest too deep to be cloned. */
+/** Records as posted back: as they are, or as JSON text where a call's args or a part kept inline nest too deep to be cloned. */
 function recordsPosted(records: ToolCallRecord[]): Pick<RecordsResult, "records" | "recordsJson"> {
-  if (!records.some((record) => nestsDeeperThan(record.args, CLONE_MAX_DEPTH))) return { records };
+  const tooDeep = (record: ToolCallRecord) => nestsDeeperThan(record.args, CLONE_MAX_DEPTH) || (record.parts !== undefined && nestsDeeperThan(record.parts, CLONE_MAX_DEPTH));
+  if (!records.some(tooDeep)) return { records };
   return { records: [], recordsJson: records.map((record) => jsonText(record)) };
 }
 
 /** What a record adds to the main thread's output: lightened by the same rules as its messages (with a `lightener`), or whole. */
 function archivedFacts(record: ToolCallRecord, soleText: boolean, literals: readonly LiteralRef[], lightener: Lightener | undefined): ArchivedFacts | undefined {
+  const parts = partsFacts(record);
   if (record.spillPath !== undefined) {
     const spill: SpillFields = { spillBytes: record.spillBytes!, resultPreview: record.resultPreview!, spillPath: record.spillPath, contentHash: record.contentHash!, spillDigest: record.spillDigest! };
     lightener?.lighten(spill);
-    return { spill };
+    return { spill, ...parts };
   }
-  if (soleText) return undefined;
+  if (soleText) return parts.parts === undefined ? undefined : parts;
   const text = { resultText: record.resultText };
   lightener?.lighten(text);
   // Whole, a text joined from several parts is decoded (it may hold refs).
-  return { resultText: lightener ? text.resultText : (resolvedValue(text.resultText, literals) as string | undefined) };
+  return { resultText: lightener ? text.resultText : (resolvedValue(text.resultText, literals) as string | undefined), ...parts };
+}
+
+/** A record's parts as the main thread cannot make them: its content hash and spilled parts (no bulk: nothing to lighten). */
+function partsFacts(record: ToolCallRecord): Pick<ArchivedFacts, "parts"> {
+  if (record.parts === undefined) return {};
+  return { parts: { contentHash: record.contentHash!, spilled: record.parts.filter((part): part is SpilledPart => part.kind === "spilled") } };
 }
 
 function refsOf(task: ChainTask, records: readonly ToolCallRecord[]) {

@@ -10,6 +10,7 @@ import { loadHasher, type Hasher } from "../core/digest.js";
 import { Lightener } from "../core/light-value.js";
 import { refLineMinBytes, refOf, REF_LINE_MIN_BYTES, REF_OTHER_LINE_MIN_BYTES, type LiteralRef } from "../core/literal-refs.js";
 import { soleText } from "../core/message-text.js";
+import { holdsNonTextParts } from "../core/archived-parts.js";
 import { LITERAL_CANONICAL, LITERAL_LONE_SURROGATE, type OutputLiteral } from "../io/output-literal.js";
 import { RangeReader, withReadFd } from "../io/read-range.js";
 import { isObject } from "../core/entry-shapes.js";
@@ -68,10 +69,16 @@ function mayBeToolResult(bytes: Buffer): boolean {
   return bytes.includes(TOOL_RESULT_ROLE);
 }
 
-/** A tool result whose text is one ref: where it lies in the line, sized and digested. */
+/**
+ * A tool result whose text is one ref: where it lies in the line, sized and digested. Only an
+ * output of text alone: the chain task takes a located output as its literal and nothing else of
+ * its line, so one with an image beside its text is read whole.
+ */
 function outputLiteral(entry: unknown, refs: readonly LiteralRef[], bytes: Buffer, hasher: Hasher): OutputLiteral | undefined {
   if (refs.length === 0 || !isObject(entry) || entry.type !== "message" || !isObject(entry.message) || entry.message.role !== "toolResult") return undefined;
-  const text = soleText(entry.message.content);
+  const { content } = entry.message;
+  if (holdsNonTextParts(content)) return undefined;
+  const text = soleText(content);
   const ref = text === undefined ? undefined : refOf(text, refs);
   if (ref === undefined) return undefined;
   const flags = (ref.canonical ? LITERAL_CANONICAL : 0) | (ref.loneSurrogate ? LITERAL_LONE_SURROGATE : 0);

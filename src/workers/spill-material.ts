@@ -4,7 +4,8 @@
  * decoded, core/literal-refs.ts). Both give the same bytes and fields for the same text.
  */
 
-import { contentHash, contentHashOfUtf8 } from "../core/content-hash.js";
+import type { Hash } from "node:crypto";
+import { textHash, textHashOfUtf8 } from "../core/content-hash.js";
 import { spillDigestOf, type Hasher } from "../core/digest.js";
 import { headPreview, headPreviewOfUtf8 } from "../core/head-preview.js";
 
@@ -12,7 +13,8 @@ export interface SpillMaterial {
   /** The spill file's contents. */
   bytes: Buffer;
   resultPreview: string;
-  contentHash: string;
+  /** The content hash of the text, not yet digested (core/content-hash.ts: parts may continue it). */
+  textHash: Hash;
   spillDigest: string;
 }
 
@@ -21,7 +23,7 @@ export function spillMaterial(hasher: Hasher, toolName: string, text: string, pr
   return {
     bytes,
     resultPreview: headPreview(text, previewBytes),
-    contentHash: contentHash(toolName, text),
+    textHash: textHash(toolName, text),
     spillDigest: spillDigestOf(hasher, bytes),
   };
 }
@@ -34,7 +36,7 @@ export function spillMaterialOfUtf8(hasher: Hasher, toolName: string, bytes: Buf
   return {
     bytes,
     resultPreview: headPreviewOfUtf8(bytes, previewBytes),
-    contentHash: contentHashOfUtf8(toolName, bytes, lfAfterBlank),
+    textHash: textHashOfUtf8(toolName, bytes, lfAfterBlank),
     spillDigest: spillDigestOf(hasher, bytes),
   };
 }

@@ -13,6 +13,7 @@ import { expect } from "vitest";
 import { ensureBuilt, originalOutputs, ROOT, settle, type CliResult } from "./cli-harness.js";
 import { isAlive } from "../../src/io/session-lock.js";
 import { addFigure } from "./stress-figures.js";
+import { pngBytes } from "./image-bytes.js";
 import { SessionBuilder, type CallSpec } from "./session-builder.js";
 
 export const STRESS = process.env.CHAINPRESS_STRESS === "1";
@@ -97,6 +98,8 @@ export interface CrashSessionOptions {
   /** Header version; 2 makes compact migrate the file first. */
   version?: 2 | 3;
   sessionId?: string;
+  /** Each chain also reads two screenshots (one with text, one image only), spilled as parts (issue 46). */
+  images?: boolean;
 }
 
 /**
@@ -128,6 +131,14 @@ export function crashSessionText(options: CrashSessionOptions = {}): string {
         isError: false,
         timestamp: builder.tick(),
       });
+    }
+    if (options.images) {
+      for (const [k, content] of [[{ type: "text", text: `Read image file [image/png]` }], []].entries()) {
+        const id = `call_${c}_shot${k}`;
+        const image = { type: "image", data: pngBytes(32, 24, 2500 + 31 * c + k, 7 * c + k + 1).toString("base64"), mimeType: "image/png" };
+        builder.message({ role: "assistant", content: [{ type: "toolCall", id, name: "read", arguments: { path: `shots/${c}-${k}.png` } }], stopReason: "toolUse", timestamp: builder.tick() });
+        builder.message({ role: "toolResult", toolCallId: id, toolName: "read", content: [...content, image], isError: false, timestamp: builder.tick() });
+      }
     }
     builder.reply(`done ${c}`);
   }
