@@ -204,6 +204,22 @@ describe("archiving every content part", () => {
       expect(part.dataChars).toBe(original.data.length);
     }
     expect(expectPartsArchived(file, blobDir)).toBe(3);
+    // And they come back through `query --parts`: each file is the original base64, decoded.
+    const refOf = new Map<string, string>();
+    for (const line of fs.readFileSync(file, "utf8").split("\n").filter(Boolean)) {
+      const entry = JSON.parse(line);
+      if (entry.customType === CUSTOM_TYPE_INDEX) for (const ref of entry.data.refs ?? []) refOf.set(`${ref.toolCallId}@${ref.resultTimestamp}`, ref.shortId);
+    }
+    const out = path.join(dir, "parts");
+    for (const record of withParts) {
+      const key = `${record.toolCallId}@${record.resultTimestamp}`;
+      const ref = refOf.get(key)!;
+      const run = runCli(["query", file, ref, "--parts", out]);
+      expect(run.status, run.stderr).toBe(0);
+      const original = originals.get(key)![0]!.part as { data: string };
+      expect(fs.readFileSync(path.join(out, `${ref}-1.png`)).equals(Buffer.from(original.data, "base64"))).toBe(true);
+    }
+    expect(fs.readdirSync(out)).toHaveLength(3);
   });
 });
 
