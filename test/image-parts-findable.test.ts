@@ -223,6 +223,25 @@ describe("searching by images", () => {
   });
 });
 
+describe("chainpress query --has-images", () => {
+  it("lists the image outputs newest first, filters a search either way, and prints what the tool prints", async () => {
+    const file = await writeSession(imageSession());
+    const listed = runCli(["query", file, "--has-images", "--limit", "3"]);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.out.split("\n")[0]).toBe("Archived outputs holding images: 4; newest first:");
+    expect(listed.out).toMatch(/\n1\. t7 read [^\n]*\n2\. t6 read [^\n]*\n3\. t4 read /);
+    const json = runCli(["query", file, "--has-images", "--json"]);
+    expect(json.status, json.stderr).toBe(0);
+    expect(JSON.parse(json.out).hits.map((h: { ref: string }) => h.ref)).toEqual(["t7", "t6", "t4", "t3"]);
+    const without = runCli(["query", file, "--search", "png", "--no-has-images", "--json"]);
+    expect(without.status, without.stderr).toBe(0);
+    expect(JSON.parse(without.out).hits.map((h: { ref: string }) => h.ref)).toEqual(["t5"]);
+    const alone = runCli(["query", file, "--no-has-images"]);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toMatch(/hasImages false narrows a search/);
+  });
+});
+
 describe("text-only archives", () => {
   it("a search's text and JSON carry nothing about parts", async () => {
     const file = await writeSession(imageSession(false));

@@ -11,7 +11,7 @@ import type { QueryRequest } from "../../core/query-request.js";
 import { searchJson, searchText } from "../../core/search-report.js";
 import { readArchivedOutput } from "../../main/archived-output.js";
 import { createChainRunner } from "../../main/chain-runner.js";
-import { searchArchive } from "../../main/search-archive.js";
+import { searchArchive, searchRequestOf } from "../../main/search-archive.js";
 import { defaultWorkers, type FollowLinksFlag } from "../options.js";
 import { writeErr, writeOut, type CliIo } from "../output.js";
 import { loadForReading } from "../read-model.js";
@@ -25,12 +25,9 @@ export async function runSearch(io: CliIo, file: string, request: Extract<QueryR
   const model = await loadForReading(file, io, flags);
   const runner = createChainRunner(Math.min(SEARCH_WORKERS, defaultWorkers()));
   try {
-    const findings = await searchArchive(
-      { state: model.state, editedOutputs: model.editedOutputs, blobDir: model.blobDir, runner },
-      { pattern: request.pattern, limit: request.limit, ...(request.toolNames ? { toolNames: request.toolNames } : {}), ...(request.blockId ? { blockId: request.blockId } : {}) },
-    );
+    const findings = await searchArchive({ state: model.state, editedOutputs: model.editedOutputs, blobDir: model.blobDir, runner }, searchRequestOf(request));
     for (const unreadable of findings.unreadable) writeErr(io, `chainpress: warning: ${file}: ${unreadable.ref}: not searched: ${unreadable.detail}`);
-    await writeOut(io.stdout, `${json ? JSON.stringify(searchJson(findings)) : searchText(request.pattern, findings)}\n`);
+    await writeOut(io.stdout, `${json ? JSON.stringify(searchJson(findings)) : searchText(request.pattern, findings, request.hasImages)}\n`);
     return 0;
   } finally {
     await runner.close();

@@ -38,7 +38,9 @@ are the output byte for byte.
 Search: chainpress query s.jsonl --search "npm test" [--regex] [--case-sensitive] [--tool bash]
 [--block b3] [--limit 10] [--json] finds archived outputs (and calls whose args match), best
 first, as context_tree_query with "search" does. --json prints {"hits":[{"ref", "toolCallId",
-"toolName", "target", "blockId", "chars", "matches", "lines", ...}], "total", ...}.`;
+"toolName", "target", "blockId", "chars", "matches", "lines", ...}], "total", ...}.
+--has-images keeps only outputs that hold images (--no-has-images: none); without --search it
+lists the outputs holding images, newest first.`;
 
 interface QueryFlags extends FollowLinksFlag {
   raw?: boolean;
@@ -51,6 +53,7 @@ interface QueryFlags extends FollowLinksFlag {
   tool?: string[];
   block?: string;
   limit?: number;
+  hasImages?: boolean;
 }
 
 export function registerQuery(program: Command, io: CliIo, exit: ExitState): void {
@@ -67,6 +70,8 @@ export function registerQuery(program: Command, io: CliIo, exit: ExitState): voi
     .option("--case-sensitive", "--search matches case")
     .option("--tool <name...>", "search only calls of these tools")
     .option("--block <bN>", "search only this compressed chain")
+    .option("--has-images", "search only outputs that hold images; without --search, list them newest first")
+    .option("--no-has-images", "search only outputs that hold no images")
     .option("--limit <n>", "most hits to print, best first (default 10, at most 50)", integerParser(1))
     .option("--json", "print the page or the search as JSON");
   addFollowLinksOption(command)
@@ -78,7 +83,7 @@ export function registerQuery(program: Command, io: CliIo, exit: ExitState): voi
 
 async function dispatch(io: CliIo, session: string, refs: string[], options: QueryFlags): Promise<number> {
   const json = options.json === true;
-  const paged = options.offset !== undefined || (json && options.search === undefined);
+  const paged = options.offset !== undefined || (json && options.search === undefined && options.hasImages === undefined);
   const request = parseQueryRequest({
     toolCallIds: refs,
     ...(paged ? { offset: options.offset ?? "1" } : {}),
@@ -86,6 +91,7 @@ async function dispatch(io: CliIo, session: string, refs: string[], options: Que
     ...(options.tool ? { toolNames: options.tool } : {}),
     ...(options.block !== undefined ? { blockId: options.block } : {}),
     ...(options.limit !== undefined ? { limit: options.limit } : {}),
+    ...(options.hasImages !== undefined ? { hasImages: options.hasImages } : {}),
   });
   if (typeof request === "string") throw new UsageError(request);
   if (options.raw === true && request.kind !== "refs") throw new UsageError("--raw prints whole outputs by ref: it goes with neither --search, --offset nor --json");
