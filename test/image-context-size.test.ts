@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detectOpenChain } from "../src/core/detect-chains.js";
 import { createChainRunner } from "../src/main/chain-runner.js";
 import { openChainDecision } from "../src/main/plan-open-chain.js";
+import { nonTextParts } from "../src/core/archived-parts.js";
+import { estimateTokens } from "../src/core/open-chain-policy.js";
+import { archivedOutputStubText } from "../src/core/render/archived-output-stub.js";
 import { measureContext, renderContext } from "../src/main/context-size.js";
 import { scanSession } from "../src/main/scan-session.js";
 import { loadSessionModel, modelOf } from "../src/main/session-model.js";
@@ -181,6 +184,16 @@ describe("an image counts as billed in the context measures", () => {
       const decision = openChainDecision(open!, model.messages, model.state, new Set(), settings);
       expect({ reason: decision.reason, outsideTokens: decision.outsideTokens }).toEqual(expected);
       expect(decision.keys).toHaveLength(4);
+      // Each stub, as the plan estimates it, says which image the output held.
+      const stubs = decision.keys.map((key, i) => {
+        const result = model.messages.find((m) => m.role === "toolResult" && m.toolCallId === `shot${i}`)!;
+        expect(key).toBe(`shot${i}@${result.timestamp}`);
+        const parts = nonTextParts(result.content).map(({ at, part }) => ({ at, kind: "inline" as const, part }));
+        const stub = archivedOutputStubText({ toolName: "screenshot", args: {}, resultText: "Read image file [image/png]", parts }, "t999999");
+        expect(stub).toMatch(/ It held 1 image: image\/png 1000\u00d71000 \d+ KB\. /);
+        return estimateTokens(stub);
+      });
+      expect(decision.reclaimTokens).toBe(decision.outsideTokens - stubs.reduce((a, b) => a + b, 0));
     }
   }, 120_000);
 });

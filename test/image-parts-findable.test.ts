@@ -147,7 +147,7 @@ describe("searching by images", () => {
     expect(withImages.hits.map((h) => h.ref).sort()).toEqual(["t3", "t4", "t7"]);
     expect(withImages.searched).toBe(4);
     const t3 = withImages.hits.find((h) => h.ref === "t3")!;
-    expect(t3.parts).toEqual({ images: [{ mimeType: "image/png", bytes: SMALL_PNG.length, width: 640, height: 480 }], others: 0 });
+    expect(t3.parts).toEqual({ images: [{ mimeType: "image/png", bytes: Math.floor((SMALL_PNG.toString("base64").length * 3) / 4), width: 640, height: 480 }], others: 0 });
     const text = searchText(ask({ search: "png", hasImages: true }).pattern, withImages, true);
     expect(text).toMatch(/^Search "png" \(literal, case-insensitive\) in outputs holding images: 3 hits in 4 archived outputs; best first:\n/);
     expect(text).toContain(`t3 read /home/u/proj/shots/home.png (b2, 27 chars, 1 match, args match); holds 1 image: image/png 640\u00d7480 ${KB_SMALL}\n`);

@@ -8,12 +8,13 @@
 import { base64DecodedBytes, isImageFacts, partData, partFacts, type ArchivedPart } from "./archived-parts.js";
 import { digitGroups } from "./digit-groups.js";
 import { imageSize } from "./image-tokens.js";
+import { realJsonLength } from "./light-placeholder.js";
 
 /** One image part as a note describes it. */
 export interface ImageNote {
   /** Its mime type, when it had a well-formed one. */
   mimeType?: string;
-  /** Bytes its base64 data decodes to (core/archived-parts.ts base64DecodedBytes), when it had data. */
+  /** Bytes its base64 data decodes to, from its length alone (up to 2 bytes of padding over), when it had data. */
   bytes?: number;
   /** Pixel size, from the header of an inline part's data (core/image-tokens.ts imageSize). */
   width?: number;
@@ -47,21 +48,15 @@ export function partsNoteOf(parts: readonly ArchivedPart[] | undefined): PartsNo
     const note: ImageNote = {};
     if (facts.mimeType !== undefined && MIME_TYPE.test(facts.mimeType)) note.mimeType = facts.mimeType;
     const data = part.kind === "inline" ? partData(part.part) : undefined;
-    if (data !== undefined) note.bytes = base64DecodedBytes(data.length) - padding(data);
-    else if (facts.dataChars !== undefined) note.bytes = base64DecodedBytes(facts.dataChars);
+    // From the data's length alone, as for a spilled part: a lightened inline part (compact's
+    // in-memory records, core/light-value.ts) then reads the same as the whole one.
+    const chars = data !== undefined ? realJsonLength(data) - 2 : facts.dataChars;
+    if (chars !== undefined) note.bytes = base64DecodedBytes(chars);
     const size = data === undefined ? undefined : imageSize(data);
     if (size !== undefined) Object.assign(note, size);
     images.push(note);
   }
   return { images, others };
-}
-
-/**
- * Characters of `=` padding at the end of base64 data, so an inline part's size is exact. A
- * spilled part's comes from its recorded length alone and may count up to 2 bytes of padding.
- */
-function padding(data: string): number {
-  return data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
 }
 
 /** `52 KB` (KB = 1,024 bytes; one decimal under 10 KB), `812 bytes` under 1 KB. */

@@ -11,6 +11,7 @@ import type { OpenChain } from "../core/detect-chains.js";
 import { contentText, extractionArgs } from "../core/message-text.js";
 import { decideOpenChain, estimateOutputTokens, estimateTokens, type OpenChainDecision, type OpenChainSettings, type OpenOutput } from "../core/open-chain-policy.js";
 import type { PruneState } from "../core/prune-state.js";
+import { nonTextParts, type ArchivedPart } from "../core/archived-parts.js";
 import { archivedOutputStubText } from "../core/render/archived-output-stub.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { spanOutputs, type SpanOutput } from "../core/extract-records.js";
@@ -81,7 +82,9 @@ export function planOpenChain(
 function classify(output: SpanOutput, state: PruneState, graceKeys: ReadonlySet<string>, protectedIds: ReadonlySet<string>): OpenOutput {
   const id = output.result.toolCallId;
   const text = contentText(output.result.content);
-  const stub = archivedOutputStubText({ toolName: output.call.name, args: extractionArgs(output.call), resultText: text }, WIDEST_REF);
+  // Its parts as if kept inline: the stub then names each image's pixel size too, so its estimate is never short.
+  const parts: ArchivedPart[] = nonTextParts(output.result.content).map(({ at, part }) => ({ at, kind: "inline", part }));
+  const stub = archivedOutputStubText({ toolName: output.call.name, args: extractionArgs(output.call), resultText: text, ...(parts.length > 0 ? { parts } : {}) }, WIDEST_REF);
   const base = { key: output.key, tokens: estimateOutputTokens(text, output.result.content), stubTokens: estimateTokens(stub) };
   if (protectedIds.has(id)) return { ...base, status: "protected" };
   if (state.recordForKey(output.key)) return { ...base, status: "archived" };
