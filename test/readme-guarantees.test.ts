@@ -17,7 +17,23 @@ const GUARANTEE_TESTS: Record<string, ReadonlyArray<readonly [file: string, titl
     ["test/fault-injection.test.ts", "faults inside one compaction"],
     ["test/spill-confinement.test.ts", "skipped as disk-full, not no-summary"],
   ],
-  "Deterministic.": [["test/compress-worker-count.test.ts", "0, 1, 2 and 4 workers"]],
+  "Deterministic.": [
+    ["test/compress-worker-count.test.ts", "0, 1, 2 and 4 workers"],
+    ["test/archive-parts.test.ts", "the CLI with 0, 1 and 2 workers, the live flush's route and pi's compact route give the same records"],
+  ],
+  "Every content part is archived.": [
+    ["test/archive-parts.test.ts", "the content hash covers them"],
+    ["test/archive-parts.test.ts", "compact.jsonl: the three screenshots"],
+    ["test/crash-kill-points.test.ts", "SIGKILL at every write point of a part spill file"],
+    ["test/parts-memory.test.ts", "200 screenshot reads"],
+    ["test/query-parts.test.ts", "attaches an output's images after its text, byte for byte"],
+    ["test/query-parts.test.ts", "a part whose spill file is missing"],
+    ["test/e2e-pi-image.test.ts", "context_tree_query gives both images back after the text, byte for byte"],
+  ],
+  "Images counted as billed.": [
+    ["test/image-context-size.test.ts", ""],
+    ["test/extension-image-tokens.test.ts", ""],
+  ],
   "Only regular files.": [
     ["test/hostile-paths.test.ts", "the files compact writes beside the session"],
     ["test/hostile-paths.test.ts", "compact --out that names the input"],
@@ -34,6 +50,7 @@ const GUARANTEE_TESTS: Record<string, ReadonlyArray<readonly [file: string, titl
     ["test/spill-confinement.test.ts", "never at the recorded old path"],
     ["test/spill-confinement.test.ts", "neither digest nor content hash"],
     ["test/hostile-paths.test.ts", "reading a spill file is bounded"],
+    ["test/query-parts.test.ts", "a blob folder that is a link to the real one"],
   ],
   "Nothing replaced.": [["test/spill-confinement.test.ts", "a second session with the same id in the folder fails closed"]],
   "`--out` is atomic and complete.": [
@@ -45,6 +62,7 @@ const GUARANTEE_TESTS: Record<string, ReadonlyArray<readonly [file: string, titl
     ["test/context-edits-archive.test.ts", ""],
     ["test/malformed-edits-projection.test.ts", ""],
     ["test/malformed-edits-archive.test.ts", "never gives back the original"],
+    ["test/query-parts.test.ts", "a context edit of an archived output hides its parts too"],
   ],
   "Any depth.": [["test/deep-nesting.test.ts", ""]],
   "Any search.": [
