@@ -31,6 +31,7 @@ import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { piBuild, PI_VERSIONS } from "../bench/lib/pi-builds.js";
 import { startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
+import { closeCleanly, sessionEntries } from "./helpers/pi-run-end.js";
 import { contentText, lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
 
 type OpenAiMessage = { role: string; content: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
@@ -153,12 +154,9 @@ describe.each(PI_VERSIONS)("find and page an archived output on a real pi %s", (
     }
     expect(notices[2]).toMatch(/chains: 3 closed, 0 interrupted, 2 compressed/);
     const sessionFile = ((await pi.send({ type: "get_state" })).data as { sessionFile: string }).sessionFile;
-    const problems = pi.events.filter((e) => e.type === "extension_error" || (e.type === "extension_ui_request" && e.notifyType !== undefined && e.notifyType !== "info"));
-    expect(problems).toEqual([]);
-    expect(await pi.close()).toBe(0);
+    await closeCleanly(pi, requests());
     pi = undefined;
-    expect(requests().filter((r) => r.error)).toEqual([]);
-    entries = fs.readFileSync(sessionFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    entries = sessionEntries(sessionFile);
     console.log(`find e2e on pi ${version}: ${requests().length} requests in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }, 90_000);
 

@@ -25,6 +25,7 @@ import { piEnv, writeAgentDir } from "../bench/lib/pi-agent-dir.js";
 import { piBuild, PI_VERSIONS } from "../bench/lib/pi-builds.js";
 import { startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
+import { closeCleanly, sessionEntries } from "./helpers/pi-run-end.js";
 import { pngBytes } from "./helpers/image-bytes.js";
 import { ATTACHED_IMAGES_TEXT, contentText, lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
 
@@ -106,12 +107,9 @@ describe.each(PI_VERSIONS)("images archived and given back on a real pi %s", (ve
       await pi.command("/pruner status", /^pruner: on/);
     }
     const sessionFile = ((await pi.send({ type: "get_state" })).data as { sessionFile: string }).sessionFile;
-    const problems = pi.events.filter((e) => e.type === "extension_error" || (e.type === "extension_ui_request" && e.notifyType !== undefined && e.notifyType !== "info"));
-    expect(problems).toEqual([]);
-    expect(await pi.close()).toBe(0);
+    await closeCleanly(pi, requests());
     pi = undefined;
-    expect(requests().filter((r) => r.error)).toEqual([]);
-    entries = fs.readFileSync(sessionFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    entries = sessionEntries(sessionFile);
   }, 90_000);
 
   afterAll(async () => {

@@ -16,6 +16,7 @@ import { piBuild, PI_VERSIONS } from "../bench/lib/pi-builds.js";
 import { startPiRpc, type PiRpc } from "../bench/lib/pi-rpc.js";
 import { imageDataOf, writePartsSession, type PartsSession } from "./helpers/archived-parts-session.js";
 import { EXTENSION_ENTRY, ensureBuilt } from "./helpers/pi-build.js";
+import { closeCleanly, sessionEntries } from "./helpers/pi-run-end.js";
 import { lastUserTurn, startMockLlm } from "./helpers/pi-mock-llm.mjs";
 
 type Step = { text?: string; toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }> };
@@ -63,12 +64,9 @@ describe.each(PI_VERSIONS)("context_tree_query gives archived images back on a r
     session = await writePartsSession(sessions, undefined, undefined, proj);
     pi = startPiRpc({ build: piBuild(version), cwd: proj, env: piEnv(agentDir, work), args: ["-e", EXTENSION_ENTRY, "--session", session.file] });
     await pi.prompt("look at the screenshots again");
-    const problems = pi.events.filter((e) => e.type === "extension_error" || (e.type === "extension_ui_request" && e.notifyType !== undefined && e.notifyType !== "info"));
-    expect(problems).toEqual([]);
-    expect(await pi.close()).toBe(0);
+    await closeCleanly(pi, requests());
     pi = undefined;
-    expect(requests().filter((r) => r.error)).toEqual([]);
-    entries = fs.readFileSync(session.file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    entries = sessionEntries(session.file);
   }, 90_000);
 
   afterAll(async () => {

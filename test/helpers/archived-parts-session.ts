@@ -8,16 +8,12 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { nonTextParts, type ArchivedPart } from "../../src/core/archived-parts.js";
-import { buildBackfilledRecord } from "../../src/core/chain-entry.js";
-import { contentHashWithParts, textHash } from "../../src/core/content-hash.js";
+import { nonTextParts } from "../../src/core/archived-parts.js";
 import { DEFAULT_SPILL_THRESHOLD } from "../../src/core/defaults.js";
-import { loadHasher, spillDigestOf } from "../../src/core/digest.js";
-import { jsonText } from "../../src/core/json-text.js";
-import { contentText } from "../../src/core/message-text.js";
-import { occurrenceKey } from "../../src/core/occurrence-key.js";
+import { loadHasher } from "../../src/core/digest.js";
 import type { ToolCallRecord } from "../../src/core/prune-types.js";
-import { blobDirFor, partSpillFileName } from "../../src/core/spill-layout.js";
+import { blobDirFor } from "../../src/core/spill-layout.js";
+import { archivedRecordOf } from "./archived-record.js";
 import { gifBytes, jpegBytes, pngBytes } from "./image-bytes.js";
 import { SessionBuilder } from "./session-builder.js";
 
@@ -75,29 +71,7 @@ export async function writePartsSession(dir: string, outputs: PartsOutput[] = pa
     builder.message({ role: "assistant", content: [{ type: "toolCall", id: output.toolCallId, name: output.toolName, arguments: args }], stopReason: "toolUse", timestamp: builder.tick() });
     const resultTimestamp = builder.tick();
     resultEntryIds[output.ref] = builder.message({ role: "toolResult", toolCallId: output.toolCallId, toolName: output.toolName, content: output.content, isError: false, timestamp: resultTimestamp });
-    const resultText = contentText(output.content);
-    const fields = { toolCallId: output.toolCallId, toolName: output.toolName, args, resultText, isError: false, resultTimestamp };
-    const found = nonTextParts(output.content);
-    if (found.length === 0) {
-      records.push(buildBackfilledRecord(fields));
-      continue;
-    }
-    const key = occurrenceKey(output.toolCallId, resultTimestamp);
-    const parts: ArchivedPart[] = found.map(({ at, part }) => {
-      const json = jsonText(part)!;
-      if (json.length < DEFAULT_SPILL_THRESHOLD) return { at, kind: "inline", part };
-      const bytes = Buffer.from(json, "utf8");
-      const spillPath = path.join(blobDir, partSpillFileName(hasher, key, at));
-      fs.mkdirSync(blobDir, { recursive: true });
-      fs.writeFileSync(spillPath, bytes);
-      const { type, mimeType, data } = part as { type: string; mimeType: string; data: string };
-      return { at, kind: "spilled", type, mimeType, dataChars: data.length, spillBytes: bytes.length, spillPath, spillDigest: spillDigestOf(hasher, bytes) };
-    });
-    const contentHash = contentHashWithParts(
-      textHash(output.toolName, resultText),
-      found.map(({ at, part }) => ({ at, json: jsonText(part)! })),
-    );
-    records.push(buildBackfilledRecord(fields, undefined, { contentHash, parts }));
+    records.push(archivedRecordOf({ ...output, args }, resultTimestamp, blobDir, hasher, DEFAULT_SPILL_THRESHOLD));
   }
   builder.reply("done");
   const refs = outputs.map((output, i) => ({ shortId: output.ref, toolCallId: output.toolCallId, resultTimestamp: records[i]!.resultTimestamp }));

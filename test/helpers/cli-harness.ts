@@ -129,13 +129,8 @@ export function pruneEntries(file: string): Array<{ customType: string; data: Re
   return jsonLines(file).filter((e) => e.type === "custom" && String(e.customType).startsWith("context-prune-")) as never;
 }
 
-/**
- * Tool outputs of a session read independently of chainpress: `<toolCallId>@<timestamp>` →
- * the toolResult's text parts joined by "\n" (a string content as is). Lines that do not parse
- * (glued entries) are skipped, as pi skips them.
- */
-export function originalOutputs(file: string): Map<string, string> {
-  const outputs = new Map<string, string>();
+/** A session's tool results as its lines hold them, read independently of chainpress: occurrence key and content. Lines that do not parse (glued entries) are skipped, as pi skips them. */
+export function* originalToolResults(file: string): Generator<{ key: string; content: unknown }> {
   for (const line of fs.readFileSync(file, "utf8").split("\n")) {
     let entry: { type?: string; message?: { role?: string; toolCallId?: string; timestamp?: number; content?: unknown } };
     try {
@@ -144,10 +139,16 @@ export function originalOutputs(file: string): Map<string, string> {
       continue;
     }
     const message = entry.message;
-    if (entry.type !== "message" || message?.role !== "toolResult") continue;
-    const content = message.content;
+    if (entry.type === "message" && message?.role === "toolResult") yield { key: `${message.toolCallId}@${message.timestamp}`, content: message.content };
+  }
+}
+
+/** Tool outputs of a session: occurrence key → the toolResult's text parts joined by "\n" (a string content as is). */
+export function originalOutputs(file: string): Map<string, string> {
+  const outputs = new Map<string, string>();
+  for (const { key, content } of originalToolResults(file)) {
     const text = typeof content === "string" ? content : Array.isArray(content) ? content.filter((p) => p?.type === "text").map((p) => p.text as string).join("\n") : "";
-    outputs.set(`${message.toolCallId}@${message.timestamp}`, text);
+    outputs.set(key, text);
   }
   return outputs;
 }

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { jsonText, nestsDeeperThan } from "../../src/core/json-text.js";
+import { originalToolResults } from "./cli-harness.js";
 import { pngBytes } from "./image-bytes.js";
 import type { SessionBuilder } from "./session-builder.js";
 
@@ -40,17 +41,10 @@ export function screenshot(seed: number, filler = 75_000, width = 640, height = 
 /** Occurrence key → the result's content parts that are not text, with their index, as the session line holds them. */
 export function originalParts(file: string): Map<string, Array<{ at: number; part: unknown }>> {
   const found = new Map<string, Array<{ at: number; part: unknown }>>();
-  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
-    let entry: { type?: string; message?: { role?: string; toolCallId?: string; timestamp?: number; content?: unknown } };
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const message = entry.message;
-    if (entry.type !== "message" || message?.role !== "toolResult" || !Array.isArray(message.content)) continue;
-    const parts = message.content.map((part: unknown, at) => ({ at, part })).filter(({ part }) => !isText(part));
-    if (parts.length > 0) found.set(`${message.toolCallId}@${message.timestamp}`, parts);
+  for (const { key, content } of originalToolResults(file)) {
+    if (!Array.isArray(content)) continue;
+    const parts = content.map((part: unknown, at) => ({ at, part })).filter(({ part }) => !isText(part));
+    if (parts.length > 0) found.set(key, parts);
   }
   return found;
 }

@@ -9,19 +9,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ArchivedPart } from "../../src/core/archived-parts.js";
-import { nonTextParts } from "../../src/core/archived-parts.js";
-import { buildBackfilledIndexData, buildBackfilledRecord, buildChainEntry, buildRef } from "../../src/core/chain-entry.js";
-import { contentHashWithParts, textHash } from "../../src/core/content-hash.js";
+import { buildBackfilledIndexData, buildChainEntry, buildRef } from "../../src/core/chain-entry.js";
 import { CUSTOM_TYPE_CHAIN, CUSTOM_TYPE_INDEX } from "../../src/core/custom-types.js";
 import { detectChains } from "../../src/core/detect-chains.js";
-import { loadHasher, spillDigestOf } from "../../src/core/digest.js";
-import { jsonText } from "../../src/core/json-text.js";
-import { contentText } from "../../src/core/message-text.js";
-import { occurrenceKey } from "../../src/core/occurrence-key.js";
+import { loadHasher } from "../../src/core/digest.js";
 import type { SummaryToolCallRef, ToolCallRecord } from "../../src/core/prune-types.js";
 import type { AgentMessage } from "../../src/core/session-types.js";
-import { blobDirFor, partSpillFileName } from "../../src/core/spill-layout.js";
+import { blobDirFor } from "../../src/core/spill-layout.js";
+import { archivedRecordOf } from "./archived-record.js";
 import { SessionBuilder } from "./session-builder.js";
 
 /** A tool call and its result's content parts (text and images). */
@@ -74,12 +69,13 @@ export class ImageSession {
     const results = new Map(messages.filter((m) => m.role === "toolResult").map((m: any) => [m.toolCallId as string, m]));
     const chains = detectChains(messages);
     let refCount = 0;
+    const hasher = await loadHasher();
     const archiveCalls = async (calls: PartsCall[]) => {
       const records: ToolCallRecord[] = [];
       const refs: SummaryToolCallRef[] = [];
       for (const call of calls) {
         const result = results.get(call.id)!;
-        records.push(await archivedRecord(call, result.timestamp as number, blobDir));
+        records.push(archivedRecordOf({ toolCallId: call.id, toolName: call.name, args: call.args, content: call.content }, result.timestamp as number, blobDir, hasher, PART_SPILL_CHARS));
         refs.push(buildRef(`t${++refCount}`, call.id, result.timestamp as number));
       }
       this.s.custom(CUSTOM_TYPE_INDEX, buildBackfilledIndexData(records, refs));
@@ -93,29 +89,4 @@ export class ImageSession {
     fs.writeFileSync(file, this.s.toJsonl());
     return file;
   }
-}
-
-/** The record chainpress keeps for a result: its text as upstream does, its other parts inline or spilled. */
-async function archivedRecord(call: PartsCall, resultTimestamp: number, blobDir: string): Promise<ToolCallRecord> {
-  const text = contentText(call.content);
-  const found = nonTextParts(call.content);
-  const fields = { toolCallId: call.id, toolName: call.name, args: call.args, resultText: text, isError: false, resultTimestamp };
-  if (found.length === 0) return buildBackfilledRecord(fields);
-  const hasher = await loadHasher();
-  const parts: ArchivedPart[] = [];
-  for (const { at, part } of found) {
-    const json = jsonText(part);
-    if (json.length < PART_SPILL_CHARS) {
-      parts.push({ at, kind: "inline", part });
-      continue;
-    }
-    const bytes = Buffer.from(json, "utf8");
-    fs.mkdirSync(blobDir, { recursive: true });
-    const spillPath = path.join(blobDir, partSpillFileName(hasher, occurrenceKey(call.id, resultTimestamp), at));
-    fs.writeFileSync(spillPath, bytes);
-    const { type, data, mimeType } = part as { type: string; data?: string; mimeType?: string };
-    parts.push({ at, kind: "spilled", type, ...(mimeType !== undefined ? { mimeType } : {}), ...(data !== undefined ? { dataChars: data.length } : {}), spillBytes: bytes.length, spillPath, spillDigest: spillDigestOf(hasher, bytes) });
-  }
-  const contentHash = contentHashWithParts(textHash(call.name, text), found.map(({ at, part }) => ({ at, json: jsonText(part) })));
-  return buildBackfilledRecord(fields, undefined, { contentHash, parts });
 }
