@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pixelTokens } from "../src/core/image-tokens.js";
 import { ensureBuilt, removeTempDirs, runCli, settle, tempDir } from "./helpers/cli-harness.js";
 import { indexRecords, partsChain, READ_IMAGE_TEXT, screenshot } from "./helpers/image-parts-sessions.js";
 import { SessionBuilder } from "./helpers/session-builder.js";
@@ -36,6 +37,15 @@ describe("memory", () => {
     const spilled = indexRecords(file).flatMap((record) => record.parts ?? []).filter((part: { kind: string }) => part.kind === "spilled");
     expect(spilled).toHaveLength(READS);
     expect(fs.readdirSync(path.join(dir, `${s.sessionId}-blobs`)).filter((name) => name.endsWith(".json"))).toHaveLength(READS);
+    console.log(`200 screenshot reads: file ${(size / 1e6).toFixed(1)} MB, peak RSS ${(report.peakRssBytes / 1e6).toFixed(0)} MB of a ${((0.5 * size + 250e6) / 1e6).toFixed(0)} MB budget`);
     expect(report.peakRssBytes).toBeLessThan(0.5 * size + 250e6);
+
+    // `stats` counts the screenshots as billed (640 × 400 pixels each), not as their ~20 MB of base64.
+    const stats = runCli(["stats", "--json", file]);
+    expect(stats.status, stats.stderr).toBe(0);
+    const { before, after } = JSON.parse(stats.out).context;
+    expect(before.images).toEqual({ count: READS, tokens: READS * pixelTokens(640, 400), byRule: { pixels: READS, "pi-estimate": 0 } });
+    expect(before.tokens).toBeLessThan(READS * 1_000);
+    expect(after.images.count).toBe(0);
   }, 300_000);
 });
