@@ -169,3 +169,14 @@ describe("costChartSvg", () => {
     }
   });
 });
+
+describe("costChartSvg's geometry", () => {
+  it("writes no negative width or height, with or without events", () => {
+    const input = replay(30);
+    for (const events of [[], input.events]) {
+      for (const e of allElements(parseStrictXml(costChartSvg({ ...input, events })))) {
+        for (const name of ["width", "height", "r"]) if (e.attributes.has(name)) expect(Number(e.attributes.get(name)), `${e.name} ${name}`).toBeGreaterThan(0);
+      }
+    }
+  });
+});

@@ -43,10 +43,11 @@ export function rugHeight(groups: readonly EventGroup[]): number {
  * across the plot below the strip.
  */
 export function eventMarks(groups: readonly EventGroup[], requests: number, panel: Panel): string[] {
+  if (groups.length === 0) return [];
   const columns = groups.map((g) => markColumns(g, requests));
   const full = columns.reduce((n, xs) => n + xs.length, 0) <= MAX_FULL_MARKS;
   const plotTop = panel.top + rugHeight(groups);
-  const out = [`<rect x="${PLOT_LEFT}" y="${panel.top}" width="${PLOT_RIGHT - PLOT_LEFT}" height="${plotTop - panel.top - 2}" fill="#f4f4f4"/>`];
+  const out = [`<rect x="${PLOT_LEFT}" y="${panel.top}" width="${PLOT_RIGHT - PLOT_LEFT}" height="${plotTop - panel.top - 2}" fill="#f4f4f4" stroke="none"/>`];
   groups.forEach((g, i) => {
     const y = panel.top + 1 + i * RUG_ROW;
     const rug = columns[i]!.map((x) => `M${x} ${y}v${RUG_ROW - 2}`).join("");
