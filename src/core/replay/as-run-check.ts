@@ -1,0 +1,92 @@
+/**
+ * The model check: an as-run replay against the recorded bill, request by request. A request is
+ * a miss when its replayed cache read or write differs from the recording's by more than
+ * MISS_TOKENS; each miss says why, as far as the recording shows. `provider-miss` is a request
+ * the recording billed as a cache miss although the request before it was recent, of the same
+ * model, and a prefix of it: the provider's cache eviction, which no replay can predict. The
+ * check's `modelled` figures leave those requests out on both sides.
+ */
+
+import type { Calibration, EstimateReason } from "./calibrate.js";
+import type { CostSplit, Recording } from "./recording.js";
+import type { ReplayResult } from "./replay.js";
+
+export const MISS_TOKENS = 64;
+
+export type MissReason = "provider-miss" | "read-more-than-modelled" | `estimated:${EstimateReason}` | "other";
+
+export interface RequestMiss {
+  request: number;
+  entryId: string;
+  /** Seconds since the request before. */
+  gapSeconds: number;
+  recorded: { input: number; cacheRead: number; cacheWrite: number; cost: number };
+  replayed: { input: number; cacheRead: number; cacheWrite: number; cost: number };
+  reason: MissReason;
+}
+
+export interface AsRunCheck {
+  recorded: CostSplit;
+  replayed: CostSplit;
+  /** (replayed − recorded) / recorded total. */
+  error: number;
+  /** The same two and error without the provider's misses. */
+  modelled: { recorded: CostSplit; replayed: CostSplit; error: number };
+  misses: RequestMiss[];
+}
+
+export function checkAsRun(recording: Recording, calibration: Calibration, result: ReplayResult): AsRunCheck {
+  const estimated = new Map(calibration.estimated.map((e) => [e.request, e.reason]));
+  const check: AsRunCheck = { recorded: zeroCost(), replayed: zeroCost(), error: 0, modelled: { recorded: zeroCost(), replayed: zeroCost(), error: 0 }, misses: [] };
+  let previousTime: number | undefined;
+  for (const request of recording.requests) {
+    const figures = result.requests[request.index]!;
+    const recorded = request.cost ?? zeroCost();
+    add(check.recorded, recorded);
+    add(check.replayed, figures.cost);
+    const gapSeconds = previousTime === undefined ? 0 : (request.time - previousTime) / 1000;
+    if (request.billed) previousTime = request.time;
+    const off = Math.abs(figures.cacheRead - request.tokens.cacheRead) > MISS_TOKENS || Math.abs(figures.cacheWrite - request.tokens.cacheWrite) > MISS_TOKENS;
+    const reason = off ? reasonOf(request.tokens.cacheRead, figures.cacheRead, estimated.get(request.index)) : undefined;
+    if (reason !== "provider-miss") {
+      add(check.modelled.recorded, recorded);
+      add(check.modelled.replayed, figures.cost);
+    }
+    if (reason === undefined) continue;
+    const t = request.tokens;
+    check.misses.push({
+      request: request.index,
+      entryId: request.entryId,
+      gapSeconds,
+      recorded: { input: t.input, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, cost: recorded.total },
+      replayed: { input: figures.input, cacheRead: figures.cacheRead, cacheWrite: figures.cacheWrite, cost: figures.cost.total },
+      reason,
+    });
+  }
+  check.error = relative(check.replayed.total, check.recorded.total);
+  check.modelled.error = relative(check.modelled.replayed.total, check.modelled.recorded.total);
+  return check;
+}
+
+function reasonOf(recordedRead: number, replayedRead: number, estimate: EstimateReason | undefined): MissReason {
+  if (estimate !== undefined && estimate !== "first-request") return `estimated:${estimate}`;
+  if (replayedRead > 0 && recordedRead < replayedRead / 2) return "provider-miss";
+  if (recordedRead > replayedRead) return "read-more-than-modelled";
+  return "other";
+}
+
+function relative(value: number, reference: number): number {
+  return reference === 0 ? (value === 0 ? 0 : Infinity) : (value - reference) / reference;
+}
+
+function add(into: CostSplit, from: CostSplit): void {
+  into.input += from.input;
+  into.cacheRead += from.cacheRead;
+  into.cacheWrite += from.cacheWrite;
+  into.output += from.output;
+  into.total += from.total;
+}
+
+function zeroCost(): CostSplit {
+  return { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, total: 0 };
+}

@@ -1,0 +1,79 @@
+/**
+ * The prompt cache as a replay models it. A request can read what the request before it left
+ * cached, if that one used the same model and came within the cache's lifetime; it writes the
+ * rest, except an uncached tail billed as input. A prompt shorter than the model's minimum is
+ * neither read nor written, and so is a cached prefix shorter than it.
+ *
+ * What it can read depends on the provider (`CacheReads`):
+ * - "breakpoints" (Anthropic): pi marks cache breakpoints after the system prompt and tools and at
+ *   the prompt's end, and the provider finds a cached prefix only where an earlier request put a
+ *   breakpoint (looking back a few blocks). So a request reads the previous request's whole cached
+ *   prompt when that is a prefix of its own, else only the system prompt and tools (`base`).
+ *   A rewrite in the middle of the context is written again from the start of the messages.
+ * - "longest-prefix" (OpenAI's automatic caching): the longest shared prefix.
+ * A change of thinking level voids the cached messages (the system prompt and tools stay).
+ *
+ * The tail: the provider bills a few tokens after the last breakpoint as input (1 to 10 in the
+ * real sessions). A replay uses the session's typical (median) recorded input among requests that
+ * read the cache, for every policy alike.
+ */
+
+import type { RecordedRequest, TokenSplit } from "./recording.js";
+
+export const CACHE_TTL_5M_MS = 5 * 60 * 1000;
+export const CACHE_TTL_1H_MS = 60 * 60 * 1000;
+
+export type CacheReads = "breakpoints" | "longest-prefix";
+
+/** What a request left in the cache, for the next one. */
+export interface CacheMark {
+  time: number;
+  model: string;
+  /** Tokens of its prompt that are cached (from the start). */
+  cachedTokens: number;
+}
+
+export interface CacheRequest {
+  time: number;
+  model: string;
+  promptTokens: number;
+  /** Tokens of the prefix it shares with the request before it (the system prompt and tools included). */
+  sharedTokens: number;
+  /** Tokens of the system prompt and tools. */
+  baseTokens: number;
+  /** The cached messages are void (a thinking level change). */
+  messagesVoid: boolean;
+}
+
+export interface CacheRules {
+  ttlMs: number;
+  uncachedTail: number;
+  minCacheTokens: number;
+  reads: CacheReads;
+}
+
+/** The request's prompt tokens as input, cache read and cache write, and what it leaves cached. */
+export function cacheSplit(request: CacheRequest, previous: CacheMark | undefined, rules: CacheRules): { split: Omit<TokenSplit, "output">; mark: CacheMark } {
+  const { time, model, promptTokens: prompt } = request;
+  if (prompt < rules.minCacheTokens) return { split: { input: prompt, cacheRead: 0, cacheWrite: 0 }, mark: { time, model, cachedTokens: 0 } };
+  const warm = previous !== undefined && previous.model === model && time - previous.time <= rules.ttlMs;
+  const readable = warm ? readableTokens(request, previous.cachedTokens, rules.reads) : 0;
+  const cacheRead = readable >= rules.minCacheTokens ? readable : 0;
+  const input = Math.min(rules.uncachedTail, prompt - cacheRead);
+  return { split: { input, cacheRead, cacheWrite: prompt - cacheRead - input }, mark: { time, model, cachedTokens: prompt - input } };
+}
+
+function readableTokens(request: CacheRequest, cached: number, reads: CacheReads): number {
+  const base = Math.min(request.baseTokens, request.sharedTokens, cached);
+  if (request.messagesVoid) return base;
+  if (reads === "longest-prefix") return Math.min(request.sharedTokens, cached);
+  return request.sharedTokens >= cached ? cached : base;
+}
+
+/** The median recorded input of the billed requests that read the cache; 0 when none did. */
+export function typicalTail(requests: readonly RecordedRequest[]): number {
+  const tails = requests.filter((r) => r.billed && r.tokens.cacheRead > 0).map((r) => r.tokens.input);
+  if (tails.length === 0) return 0;
+  tails.sort((a, b) => a - b);
+  return tails[Math.floor(tails.length / 2)]!;
+}
