@@ -3,8 +3,10 @@
  * a miss when its replayed cache read or write differs from the recording's by more than
  * MISS_TOKENS; each miss says why, as far as the recording shows. `provider-miss` is a request
  * the recording billed as a cache miss although the request before it was recent, of the same
- * model, and a prefix of it: the provider's cache eviction, which no replay can predict. The
- * check's `modelled` figures leave those requests out on both sides.
+ * model, and a prefix of it: the provider's cache eviction, which no replay can predict;
+ * `thinking-change` is such a miss after pi's thinking level changed (Anthropic voids cached
+ * messages then, but not always in the recordings). The check's `modelled` figures leave those
+ * two kinds out on both sides; everything else counts.
  */
 
 import type { Calibration, EstimateReason } from "./calibrate.js";
@@ -13,7 +15,7 @@ import type { ReplayResult } from "./replay.js";
 
 export const MISS_TOKENS = 64;
 
-export type MissReason = "provider-miss" | "read-more-than-modelled" | `estimated:${EstimateReason}` | "other";
+export type MissReason = "provider-miss" | "thinking-change" | "read-more-than-modelled" | `estimated:${EstimateReason}` | "other";
 
 export interface RequestMiss {
   request: number;
@@ -47,8 +49,8 @@ export function checkAsRun(recording: Recording, calibration: Calibration, resul
     const gapSeconds = previousTime === undefined ? 0 : (request.time - previousTime) / 1000;
     if (request.billed) previousTime = request.time;
     const off = Math.abs(figures.cacheRead - request.tokens.cacheRead) > MISS_TOKENS || Math.abs(figures.cacheWrite - request.tokens.cacheWrite) > MISS_TOKENS;
-    const reason = off ? reasonOf(request.tokens.cacheRead, figures.cacheRead, estimated.get(request.index)) : undefined;
-    if (reason !== "provider-miss") {
+    const reason = off ? reasonOf(request.tokens.cacheRead, figures.cacheRead, estimated.get(request.index), request.thinkingChanged) : undefined;
+    if (reason !== "provider-miss" && reason !== "thinking-change") {
       add(check.modelled.recorded, recorded);
       add(check.modelled.replayed, figures.cost);
     }
@@ -68,9 +70,9 @@ export function checkAsRun(recording: Recording, calibration: Calibration, resul
   return check;
 }
 
-function reasonOf(recordedRead: number, replayedRead: number, estimate: EstimateReason | undefined): MissReason {
+function reasonOf(recordedRead: number, replayedRead: number, estimate: EstimateReason | undefined, thinkingChanged: boolean): MissReason {
+  if (replayedRead > 0 && recordedRead < replayedRead / 2) return thinkingChanged ? "thinking-change" : "provider-miss";
   if (estimate !== undefined && estimate !== "first-request") return `estimated:${estimate}`;
-  if (replayedRead > 0 && recordedRead < replayedRead / 2) return "provider-miss";
   if (recordedRead > replayedRead) return "read-more-than-modelled";
   return "other";
 }

@@ -47,7 +47,7 @@ export interface RecordedRequest {
   promptTokens: number;
   /** False when the request recorded no tokens at all (aborted before any): it is billed nothing in every replay. */
   billed: boolean;
-  /** The thinking level changed since the request before: the provider's message cache is void (system and tools stay). */
+  /** pi's thinking level changed since the request before (Anthropic may then void cached messages; not modelled, see cache-model.ts). */
   thinkingChanged: boolean;
 }
 
@@ -100,12 +100,20 @@ function idsOfContext(table: MessageTable, entries: readonly SessionEntry[], edi
   return ids;
 }
 
-/** An assistant message pi-ai's transform leaves out of every request (its stopReason is error or aborted). */
+/** The messages of a context the provider is sent: pi-ai's transform leaves out each assistant message that ended in error or was aborted. A policy's contexts go through it too. */
+export function sentMessages(messages: readonly AgentMessage[]): AgentMessage[] {
+  return messages.filter((message) => !isUnsent(message));
+}
+
 function isUnsent(message: AgentMessage): boolean {
   return message.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted");
 }
 
-/** Follows `thinking_level_change` entries: `changed` once the level differs from the one before. */
+/**
+ * Follows `thinking_level_change` entries: `changed` once an entry's level differs from the entry
+ * before's (the first entry's change from pi's default is not known), even where the level
+ * came back: the check reports a cache miss after one as such.
+ */
 function noteThinkingLevel(entry: SessionEntry, thinking: { level: unknown; changed: boolean }): void {
   if (entry.type !== "thinking_level_change") return;
   const level = (entry as { thinkingLevel?: unknown }).thinkingLevel;

@@ -79,7 +79,7 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
     const shared = previous === undefined ? 0 : sharedLength(previous.context, context);
     countEstimated(context, shared, counted, table, result);
     const sharedTokens = previous === undefined ? 0 : tokens(context, shared);
-    const cacheRequest = { time: request.time, model: request.model, promptTokens, sharedTokens, baseTokens: calibration.base, messagesVoid: request.thinkingChanged };
+    const cacheRequest = { time: request.time, model: request.model, promptTokens, sharedTokens, baseTokens: calibration.base };
     const { split, mark } = cacheSplit(cacheRequest, previous?.mark, { ttlMs, uncachedTail, minCacheTokens: model.minCacheTokens, reads: model.cacheReads });
     const asRun = recording.contexts[request.index]!;
     if (previous !== undefined && shared < previous.context.length) {
