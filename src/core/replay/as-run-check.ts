@@ -1,5 +1,7 @@
 /**
- * The model check: an as-run replay against the recorded bill, request by request. A request is
+ * The model check: the as-run replay against the recorded bill. Its total and split come from
+ * the replay as configured (lost caches as an expectation, cache-model.ts); the requests are
+ * compared one by one on a replay that loses no cache. A request is
  * a miss when its replayed cache read or write differs from the recording's by more than
  * MISS_TOKENS; each miss says why, as far as the recording shows. `provider-miss` is a request
  * the recording billed as a cache miss although the request before it was recent, of the same
@@ -9,9 +11,9 @@
  * two kinds out on both sides; everything else counts.
  */
 
-import type { Calibration, EstimateReason } from "./calibrate.js";
-import type { CostSplit, Recording } from "./recording.js";
-import type { ReplayResult } from "./replay.js";
+import type { EstimateReason } from "./calibrate.js";
+import type { CostSplit } from "./recording.js";
+import { replay, type ReplaySession, type ReplaySettings } from "./replay.js";
 
 export const MISS_TOKENS = 64;
 
@@ -29,23 +31,25 @@ export interface RequestMiss {
 
 export interface AsRunCheck {
   recorded: CostSplit;
+  /** The as-run replay's bill with the given settings. */
   replayed: CostSplit;
   /** (replayed − recorded) / recorded total. */
   error: number;
-  /** The same two and error without the provider's misses. */
+  /** Recorded and replayed (no cache lost) without the requests where the recording lost it. */
   modelled: { recorded: CostSplit; replayed: CostSplit; error: number };
   misses: RequestMiss[];
 }
 
-export function checkAsRun(recording: Recording, calibration: Calibration, result: ReplayResult): AsRunCheck {
+export function checkAsRun(session: ReplaySession, settings: ReplaySettings = {}): AsRunCheck {
+  const { recording, calibration } = session;
   const estimated = new Map(calibration.estimated.map((e) => [e.request, e.reason]));
-  const check: AsRunCheck = { recorded: zeroCost(), replayed: zeroCost(), error: 0, modelled: { recorded: zeroCost(), replayed: zeroCost(), error: 0 }, misses: [] };
+  const check: AsRunCheck = { recorded: zeroCost(), replayed: replay(session, { kind: "as-run" }, settings).totals.cost, error: 0, modelled: { recorded: zeroCost(), replayed: zeroCost(), error: 0 }, misses: [] };
+  const result = replay(session, { kind: "as-run" }, { ...settings, lostCaches: "none" });
   let previousTime: number | undefined;
   for (const request of recording.requests) {
     const figures = result.requests[request.index]!;
     const recorded = request.cost ?? zeroCost();
     add(check.recorded, recorded);
-    add(check.replayed, figures.cost);
     const gapSeconds = previousTime === undefined ? 0 : (request.time - previousTime) / 1000;
     if (request.billed) previousTime = request.time;
     const off = Math.abs(figures.cacheRead - request.tokens.cacheRead) > MISS_TOKENS || Math.abs(figures.cacheWrite - request.tokens.cacheWrite) > MISS_TOKENS;

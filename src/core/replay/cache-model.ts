@@ -15,6 +15,11 @@
  * bear that out as a rule (of 8 requests after pi's thinking level changed, 2 read the cache), so
  * it is not modelled: the check (as-run-check.ts) names those misses.
  *
+ * Lost caches: in the real sessions the provider lost the cache at a few requests that follow a
+ * user's prompt (4 to 43% of them), and almost never within a tool loop. A replay takes the
+ * share of what those could read that the session lost (user-turn-misses.ts) as an expectation: at a request after a user's prompt it reads `(1 − share) × what it could read +
+ * share × what a lost cache leaves` (the system prompt and tools at most), for every policy alike.
+ *
  * The tail: the provider bills a few tokens after the last breakpoint as input (1 to 10 in the
  * real sessions). A replay uses the session's typical (median) recorded input among requests that
  * read the cache, for every policy alike.
@@ -43,6 +48,8 @@ export interface CacheRequest {
   sharedTokens: number;
   /** Tokens of the system prompt and tools. */
   baseTokens: number;
+  /** The chance that the provider lost its cache before this request. */
+  lostChance: number;
 }
 
 export interface CacheRules {
@@ -57,10 +64,16 @@ export function cacheSplit(request: CacheRequest, previous: CacheMark | undefine
   const { time, model, promptTokens: prompt } = request;
   if (prompt < rules.minCacheTokens) return { split: { input: prompt, cacheRead: 0, cacheWrite: 0 }, mark: { time, model, cachedTokens: 0 } };
   const warm = previous !== undefined && previous.model === model && time - previous.time <= rules.ttlMs;
-  const readable = warm ? readableTokens(request, previous.cachedTokens, rules.reads) : 0;
-  const cacheRead = readable >= rules.minCacheTokens ? readable : 0;
+  const read = warm ? atMinimum(readableTokens(request, previous.cachedTokens, rules.reads), rules) : 0;
+  const lost = atMinimum(Math.min(request.baseTokens, read), rules);
+  const cacheRead = request.lostChance === 0 ? read : (1 - request.lostChance) * read + request.lostChance * lost;
   const input = Math.min(rules.uncachedTail, prompt - cacheRead);
   return { split: { input, cacheRead, cacheWrite: prompt - cacheRead - input }, mark: { time, model, cachedTokens: prompt - input } };
+}
+
+/** A cached prefix shorter than the model's minimum is not cached. */
+function atMinimum(tokens: number, rules: CacheRules): number {
+  return tokens >= rules.minCacheTokens ? tokens : 0;
 }
 
 function readableTokens(request: CacheRequest, cached: number, reads: CacheReads): number {

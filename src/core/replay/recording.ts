@@ -47,6 +47,8 @@ export interface RecordedRequest {
   promptTokens: number;
   /** False when the request recorded no tokens at all (aborted before any): it is billed nothing in every replay. */
   billed: boolean;
+  /** A user message (role "user") came since the request before: a new prompt of the user's, not a tool turn. */
+  afterUser: boolean;
   /** pi's thinking level changed since the request before (Anthropic may then void cached messages; not modelled, see cache-model.ts). */
   thinkingChanged: boolean;
 }
@@ -68,14 +70,17 @@ export function recordingOf(branch: readonly SessionEntry[]): Recording {
   let context = EMPTY_CONTEXT;
   let edits: Map<unknown, unknown> | undefined;
   const thinking = { level: undefined as unknown, changed: false };
+  let afterUser = false;
   for (let index = 0; index < branch.length; index++) {
     const entry = branch[index]!;
     noteThinkingLevel(entry, thinking);
-    const request = requestOf(entry, index, requests.length, thinking.changed);
+    if (isUserMessage(entry)) afterUser = true;
+    const request = requestOf(entry, index, requests.length, thinking.changed, afterUser);
     if (request !== undefined) {
       requests.push(request);
       contexts.push(context);
       thinking.changed = false;
+      afterUser = false;
     }
     if (entry.type === "context_edit") edits = undefined; // the edits so far are read again below
     if (entry.type === "compaction" || entry.type === "context_edit") {
@@ -122,7 +127,11 @@ function noteThinkingLevel(entry: SessionEntry, thinking: { level: unknown; chan
 }
 
 /** The request an entry records, if it is an assistant message with a `usage` object. */
-function requestOf(entry: SessionEntry, entryIndex: number, index: number, thinkingChanged: boolean): RecordedRequest | undefined {
+function isUserMessage(entry: SessionEntry): boolean {
+  return entry.type === "message" && (entry as { message?: { role?: unknown } }).message?.role === "user";
+}
+
+function requestOf(entry: SessionEntry, entryIndex: number, index: number, thinkingChanged: boolean, afterUser: boolean): RecordedRequest | undefined {
   if (entry.type !== "message") return undefined;
   const message = (entry as { message?: unknown }).message as AgentMessage | undefined;
   if (typeof message !== "object" || message === null || message.role !== "assistant") return undefined;
@@ -142,6 +151,7 @@ function requestOf(entry: SessionEntry, entryIndex: number, index: number, think
     cost: costOf(usage.cost),
     promptTokens,
     billed: promptTokens + tokens.output > 0,
+    afterUser,
     thinkingChanged,
   };
 }

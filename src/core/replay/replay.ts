@@ -12,6 +12,7 @@ import { EMPTY_CONTEXT, nextContext, sharedLength, type ContextRef } from "./con
 import { policyName, type ReplayPolicy } from "./policy.js";
 import { sessionPrices, type ModelPrices } from "./prices.js";
 import { recordingOf, type CostSplit, type Recording, type TokenSplit } from "./recording.js";
+import { lostCaches, lostShareOf, noLostCaches, type LostCaches } from "./lost-caches.js";
 
 /** A session ready to replay under any policy. */
 export interface ReplaySession {
@@ -20,11 +21,15 @@ export interface ReplaySession {
   prices: Map<string, ModelPrices>;
   /** Input tokens billed after the cache breakpoint on each cached request (cache-model.ts). */
   uncachedTail: number;
+  /** How much the recording lost of the cache, after a user's prompt and in a tool loop (cache-model.ts "Lost caches"). */
+  lostCaches: LostCaches;
 }
 
 export interface ReplaySettings {
   /** The cache's lifetime (default 5 minutes; CACHE_TTL_1H_MS for 1 hour). */
   cacheTtlMs?: number;
+  /** "expected" (default): the session's shares of lost caches, as an expectation; "none": no cache is lost. */
+  lostCaches?: "expected" | "none";
 }
 
 export interface RequestFigures extends TokenSplit {
@@ -53,13 +58,16 @@ export interface ReplayResult {
 export function prepareReplay(branch: readonly SessionEntry[]): ReplaySession {
   const recording = recordingOf(branch);
   const calibration = calibrate(recording);
-  return { recording, calibration, prices: sessionPrices(recording.requests), uncachedTail: typicalTail(recording.requests) };
+  const session = { recording, calibration, prices: sessionPrices(recording.requests), uncachedTail: typicalTail(recording.requests), lostCaches: noLostCaches() };
+  session.lostCaches = lostCaches(recording, replay(session, { kind: "as-run" }, { lostCaches: "none" }).requests);
+  return session;
 }
 
 export function replay(session: ReplaySession, policy: ReplayPolicy, settings: ReplaySettings = {}): ReplayResult {
   const { recording, calibration, prices, uncachedTail } = session;
   const { table } = recording;
   const ttlMs = settings.cacheTtlMs ?? CACHE_TTL_5M_MS;
+  const lost = settings.lostCaches === "none" ? noLostCaches() : session.lostCaches;
   const tokensOf = table.tokensOf.bind(table);
   const tokens = (context: ContextRef, length = context.length): number => calibration.base + context.segment.tokensUpTo(length, tokensOf);
   const contexts = contextsOf(session, policy);
@@ -79,7 +87,7 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
     const shared = previous === undefined ? 0 : sharedLength(previous.context, context);
     countEstimated(context, shared, counted, table, result);
     const sharedTokens = previous === undefined ? 0 : tokens(context, shared);
-    const cacheRequest = { time: request.time, model: request.model, promptTokens, sharedTokens, baseTokens: calibration.base };
+    const cacheRequest = { time: request.time, model: request.model, promptTokens, sharedTokens, baseTokens: calibration.base, lostChance: lostShareOf(lost, request) };
     const { split, mark } = cacheSplit(cacheRequest, previous?.mark, { ttlMs, uncachedTail, minCacheTokens: model.minCacheTokens, reads: model.cacheReads });
     const asRun = recording.contexts[request.index]!;
     if (previous !== undefined && shared < previous.context.length) {
