@@ -52,6 +52,10 @@ export interface ReplayResult {
   compressions: CompressionFigures[];
   /** Distinct messages this policy's contexts held whose tokens are estimated (not calibrated). */
   estimatedMessages: number;
+  /** Requests whose recorded prompt the calibration could not use (calibrate.ts; the first request's is exact by definition and not counted). */
+  estimatedRequests: number;
+  /** The prices used, per model, each component saying whether it came from the recording or the built-in table. */
+  prices: ModelPrices[];
 }
 
 /** Prepares a branch (root → leaf, core/session-tree.ts `buildBranch`) for replays. */
@@ -72,7 +76,7 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
   const tokens = (context: ContextRef, length = context.length): number => calibration.base + context.segment.tokensUpTo(length, tokensOf);
   const contexts = contextsOf(session, policy);
   const ledger = new CompressionLedger();
-  const result: ReplayResult = { policy: policyName(policy), cacheTtlMs: ttlMs, requests: [], totals: { ...zeroTokens(), promptTokens: 0, billedRequests: 0, cost: zeroCost() }, compressions: [], estimatedMessages: 0 };
+  const result: ReplayResult = { policy: policyName(policy), cacheTtlMs: ttlMs, requests: [], totals: { ...zeroTokens(), promptTokens: 0, billedRequests: 0, cost: zeroCost() }, compressions: [], estimatedMessages: 0, estimatedRequests: calibration.estimated.filter((e) => e.reason !== "first-request").length, prices: [...prices.values()] };
   const counted = new Set<number>();
   let previous: { context: ContextRef; asRun: ContextRef; mark: CacheMark } | undefined;
   let chainsPending = 0;
