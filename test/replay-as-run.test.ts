@@ -230,6 +230,27 @@ describe("constructed sessions, bills by hand", () => {
     expect(r.totals.cost.total).toBeCloseTo(5812.5 / 1e6, 12);
   });
 
+  it("a session without recorded usage is replayed on estimates, at the built-in list prices", () => {
+    const b = new Builder();
+    const u1 = { role: "user", content: "list the files", timestamp: T0 };
+    b.add("message", { message: u1 }, T0);
+    const content = [{ type: "text", text: "a.txt b.txt" }];
+    const a1 = { role: "assistant", content, provider: "anthropic", model: "claude-sonnet-4-5", stopReason: "stop", timestamp: T0 + 1000 };
+    b.add("message", { message: a1 }, T0 + 1000);
+    const session = prepareReplay(b.entries);
+    expect(session.calibration).toMatchObject({ base: 0, estimated: [{ request: 0, reason: "no-usage" }] });
+    const r = replay(session, { kind: "as-run" });
+    // Prompt: U1's JSON characters / 4, rounded up; under Sonnet 4.5's 1,024-token minimum, all input.
+    // Output: the reply's content characters / 4. Prices: $3 and $15 a million (the table).
+    const prompt = Math.ceil(JSON.stringify(u1).length / 4);
+    const output = Math.ceil(JSON.stringify(content).length / 4);
+    expect(r.requests[0]).toMatchObject({ promptTokens: prompt, input: prompt, cacheRead: 0, cacheWrite: 0, output });
+    expect(r.totals.cost.total).toBeCloseTo(prompt * 3e-6 + output * 15e-6, 12);
+    expect(r.estimatedRequests).toBe(1);
+    expect(r.prices).toEqual([expect.objectContaining({ model: "claude-sonnet-4-5", source: { input: "table", cacheRead: "table", cacheWrite: "table", output: "table" } })]);
+    expect(checkAsRun(session).misses).toEqual([]);
+  });
+
   it("a compaction restarts the context from its summary: only the system prompt and tools could be read, under Opus 4.5's minimum", () => {
     const b = new Builder("claude-opus-4-5");
     b.user("a".repeat(8000), T0);

@@ -98,7 +98,7 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
       const grown = tokens(asRun) - tokens(asRun, sharedLength(previous.asRun, asRun));
       ledger.rewrite({ request: request.index, chains: chainsPending, billedBefore: result.totals.billedRequests, keptMessages: shared, keptTokens: sharedTokens, previousRest: tokens(previous.context) - sharedTokens, rest: promptTokens - sharedTokens, grown, prices: model.prices });
     }
-    const figures = figuresOf(request.index, request.entryId, request.time, request.model, { ...split, output: request.tokens.output }, model);
+    const figures = figuresOf(request.index, request.entryId, request.time, request.model, { ...split, output: request.outputTokens }, model);
     result.requests.push(figures);
     addTo(result.totals, figures);
     previous = { context, asRun, mark };
