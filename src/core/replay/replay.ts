@@ -10,7 +10,7 @@ import { calibrate, type Calibration } from "./calibrate.js";
 import { CompressionLedger, type CompressionFigures } from "./compression-events.js";
 import { EMPTY_CONTEXT, nextContext, sharedLength, type ContextRef } from "./context-store.js";
 import { policyName, type ReplayPolicy } from "./policy.js";
-import { sessionPrices, type ModelPrices } from "./prices.js";
+import { pricesForTtl, sessionPrices, type ModelPrices, type TokenPrices } from "./prices.js";
 import { recordingOf, type CostSplit, type Recording, type TokenSplit } from "./recording.js";
 import { lostCaches, lostShareOf, noLostCaches, type LostCaches } from "./lost-caches.js";
 
@@ -26,7 +26,7 @@ export interface ReplaySession {
 }
 
 export interface ReplaySettings {
-  /** The cache's lifetime (default 5 minutes; CACHE_TTL_1H_MS for 1 hour). */
+  /** The cache's lifetime (default 5 minutes; CACHE_TTL_1H_MS for 1 hour, whose writes Anthropic bills at 2× input: prices.ts). */
   cacheTtlMs?: number;
   /** "expected" (default): the session's shares of lost caches, as an expectation; "none": no cache is lost. */
   lostCaches?: "expected" | "none";
@@ -87,6 +87,7 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
       continue;
     }
     const model = prices.get(request.model)!;
+    const rates = pricesForTtl(model, ttlMs, CACHE_TTL_5M_MS);
     const promptTokens = tokens(context);
     const shared = previous === undefined ? 0 : sharedLength(previous.context, context);
     countEstimated(context, shared, counted, table, result);
@@ -96,9 +97,9 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
     const asRun = recording.contexts[request.index]!;
     if (previous !== undefined && shared < previous.context.length) {
       const grown = tokens(asRun) - tokens(asRun, sharedLength(previous.asRun, asRun));
-      ledger.rewrite({ request: request.index, chains: chainsPending, billedBefore: result.totals.billedRequests, keptMessages: shared, keptTokens: sharedTokens, previousRest: tokens(previous.context) - sharedTokens, rest: promptTokens - sharedTokens, grown, prices: model.prices });
+      ledger.rewrite({ request: request.index, chains: chainsPending, billedBefore: result.totals.billedRequests, keptMessages: shared, keptTokens: sharedTokens, previousRest: tokens(previous.context) - sharedTokens, rest: promptTokens - sharedTokens, grown, prices: rates });
     }
-    const figures = figuresOf(request.index, request.entryId, request.time, request.model, { ...split, output: request.outputTokens }, model);
+    const figures = figuresOf(request.index, request.entryId, request.time, request.model, { ...split, output: request.outputTokens }, rates);
     result.requests.push(figures);
     addTo(result.totals, figures);
     previous = { context, asRun, mark };
@@ -135,8 +136,7 @@ function countEstimated(context: ContextRef, from: number, counted: Set<number>,
   }
 }
 
-function figuresOf(request: number, entryId: string, time: number, model: string, tokens: TokenSplit, prices: ModelPrices): RequestFigures {
-  const p = prices.prices;
+function figuresOf(request: number, entryId: string, time: number, model: string, tokens: TokenSplit, p: TokenPrices): RequestFigures {
   const cost = { input: tokens.input * p.input, cacheRead: tokens.cacheRead * p.cacheRead, cacheWrite: tokens.cacheWrite * p.cacheWrite, output: tokens.output * p.output, total: 0 };
   cost.total = cost.input + cost.cacheRead + cost.cacheWrite + cost.output;
   return { request, entryId, time, model, ...tokens, promptTokens: tokens.input + tokens.cacheRead + tokens.cacheWrite, cost, billed: true };
