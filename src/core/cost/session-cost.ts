@@ -8,6 +8,7 @@
 import type { CompressionFigures } from "../replay/compression-events.js";
 import type { PriceSource } from "../replay/prices.js";
 import type { ReplayResult, ReplaySession } from "../replay/replay.js";
+import { unrecordedReplies } from "./unrecorded-replies.js";
 
 export interface CompressionCost {
   request: number;
@@ -25,6 +26,8 @@ export interface SessionCost {
   /** Requests on the branch (assistant messages that carry usage), billed or not. */
   requests: number;
   billedRequests: number;
+  /** Assistant replies without recorded usage, left out of every figure (unrecorded-replies.ts). */
+  unrecordedReplies: number;
   /** Sum of the recorded `usage.cost.total`. */
   recordedCost: number;
   /** The as-run replay's bill. */
@@ -62,6 +65,7 @@ export function sessionCost(file: string, session: ReplaySession, asRun: ReplayR
     file,
     requests: requests.length,
     billedRequests: asRun.totals.billedRequests,
+    unrecordedReplies: unrecordedReplies(session.recording.branch),
     recordedCost,
     asRunCost,
     asRunError: recordedCost === 0 ? null : (asRunCost - recordedCost) / recordedCost,
