@@ -152,12 +152,13 @@ describe("constructed sessions, bills by hand", () => {
     expect(session.prices.get("test-model")!.source).toEqual({ input: "recorded", cacheRead: "recorded", cacheWrite: "recorded", output: "recorded" });
   });
 
-  it("the same under a 1-hour cache: A3 reads A2's cached prompt", () => {
+  it("the same under a 1-hour cache: A3 reads A2's cached prompt; writes at Anthropic's 1-hour rate (2× input)", () => {
     const r = replay(prepareReplay(threeRequests()), { kind: "as-run" }, { cacheTtlMs: CACHE_TTL_1H_MS });
-    // A3: A2 cached 2500 − 10 = 2490; read 2490, input 10, write 2630 − 2490 − 10 = 130.
-    //     10×3 + 2490×0.3 + 130×3.75 + 20×15 = 1,564.5 µ$; total 9,030 + 3,217.5 + 1,564.5 = 13,812 µ$
+    // Writes at 2 × $3 = $6 a million. A1: 10×3 + 2000×6 + 100×15 = 13,530 µ$; A2: 10×3 + 2000×0.3 +
+    // 490×6 + 50×15 = 4,320 µ$. A3: A2 cached 2500 − 10 = 2490; read 2490, input 10, write
+    // 2630 − 2490 − 10 = 130: 10×3 + 2490×0.3 + 130×6 + 20×15 = 1,857 µ$. Total 19,707 µ$.
     expect(r.requests[2]).toMatchObject({ input: 10, cacheRead: 2490, cacheWrite: 130 });
-    expect(r.totals.cost.total).toBeCloseTo(13812 / 1e6, 12);
+    expect(r.totals.cost.total).toBeCloseTo(19707 / 1e6, 12);
   });
 
   it("calibration: A2's growth (490 tokens) is split between A1's reply and T1 by their characters", () => {
@@ -200,13 +201,13 @@ describe("constructed sessions, bills by hand", () => {
     expect(r.requests[2]).toMatchObject({ input: 10, cacheRead: base });
     expect(r.requests[2]!.cacheWrite).toBeCloseTo(prompt - base - 10, 9);
     // The event: kept U1, A1; replaced T1 by the stub; A2 and U2 are the conversation's growth.
-    // Rewrite cost = stub × write − T1 × read; saving per later request = (T1 − stub) × read.
+    // Rewrite cost = stub × write (1-hour rate, 2 × input) − T1 × read; saving per later request = (T1 − stub) × read.
     const [event] = r.compressions;
     expect(event).toMatchObject({ request: 2, chains: 1, laterRequests: 0, paidBack: false });
     expect(event!.keptTokens).toBeCloseTo(base + u1! + a1!, 9);
     expect(event!.replacedTokens).toBeCloseTo(t1!, 9);
     expect(event!.rewrittenTokens).toBeCloseTo(s, 9);
-    expect(event!.rewriteCost).toBeCloseTo(s * P.cacheWrite - t1! * P.cacheRead, 12);
+    expect(event!.rewriteCost).toBeCloseTo(s * 2 * P.input - t1! * P.cacheRead, 12);
     expect(event!.savingPerRequest).toBeCloseTo((t1! - s) * P.cacheRead, 12);
     expect(event!.paybackRequests).toBe(Math.ceil(event!.rewriteCost / event!.savingPerRequest));
     expect(r.estimatedMessages).toBe(2); // U1 (the first request's, estimated by definition) and the stub
@@ -228,6 +229,27 @@ describe("constructed sessions, bills by hand", () => {
     // 1510×3.75 + 10×15 = 5,812.5 µ$
     expect(r.requests[1]).toMatchObject({ input: 0, cacheRead: 0, cacheWrite: 1510 });
     expect(r.totals.cost.total).toBeCloseTo(5812.5 / 1e6, 12);
+  });
+
+  it("a session without recorded usage is replayed on estimates, at the built-in list prices", () => {
+    const b = new Builder();
+    const u1 = { role: "user", content: "list the files", timestamp: T0 };
+    b.add("message", { message: u1 }, T0);
+    const content = [{ type: "text", text: "a.txt b.txt" }];
+    const a1 = { role: "assistant", content, provider: "anthropic", model: "claude-sonnet-4-5", stopReason: "stop", timestamp: T0 + 1000 };
+    b.add("message", { message: a1 }, T0 + 1000);
+    const session = prepareReplay(b.entries);
+    expect(session.calibration).toMatchObject({ base: 0, estimated: [{ request: 0, reason: "no-usage" }] });
+    const r = replay(session, { kind: "as-run" });
+    // Prompt: U1's JSON characters / 4, rounded up; under Sonnet 4.5's 1,024-token minimum, all input.
+    // Output: the reply's content characters / 4. Prices: $3 and $15 a million (the table).
+    const prompt = Math.ceil(JSON.stringify(u1).length / 4);
+    const output = Math.ceil(JSON.stringify(content).length / 4);
+    expect(r.requests[0]).toMatchObject({ promptTokens: prompt, input: prompt, cacheRead: 0, cacheWrite: 0, output });
+    expect(r.totals.cost.total).toBeCloseTo(prompt * 3e-6 + output * 15e-6, 12);
+    expect(r.estimatedRequests).toBe(1);
+    expect(r.prices).toEqual([expect.objectContaining({ model: "claude-sonnet-4-5", source: { input: "table", cacheRead: "table", cacheWrite: "table", output: "table" } })]);
+    expect(checkAsRun(session).misses).toEqual([]);
   });
 
   it("a compaction restarts the context from its summary: only the system prompt and tools could be read, under Opus 4.5's minimum", () => {

@@ -8,7 +8,8 @@
  * model, and a prefix of it: the provider's cache eviction, which no replay can predict;
  * `thinking-change` is such a miss after pi's thinking level changed (Anthropic voids cached
  * messages then, but not always in the recordings). The check's `modelled` figures leave those
- * two kinds out on both sides; everything else counts.
+ * two kinds out on both sides; everything else counts. A request without recorded usage has no
+ * bill to compare with: it is in `replayed` only.
  */
 
 import type { EstimateReason } from "./calibrate.js";
@@ -47,6 +48,7 @@ export function checkAsRun(session: ReplaySession, settings: ReplaySettings = {}
   const result = replay(session, { kind: "as-run" }, { ...settings, lostCaches: "none" });
   let previousTime: number | undefined;
   for (const request of recording.requests) {
+    if (!request.recorded) continue; // no recorded bill to compare with
     const figures = result.requests[request.index]!;
     const recorded = request.cost ?? zeroCost();
     add(check.recorded, recorded);

@@ -38,7 +38,7 @@ export function lostCaches(recording: Recording, deterministic: readonly Request
   const lost = noLostCaches();
   for (const request of recording.requests) {
     const modelled = deterministic[request.index]!.cacheRead;
-    if (!request.billed || modelled === 0) continue;
+    if (!request.billed || !request.recorded || modelled === 0) continue;
     const kind = request.afterUser ? lost.afterUser : lost.inToolLoop;
     kind.readable++;
     kind.readableTokens += modelled;

@@ -1,8 +1,11 @@
 /**
  * What a replay compares: policies, each giving the context of every request. `as-run` is the
- * recording's own contexts (pi's compactions and edits as they happened). Any other policy is a
- * ContextSource: it gives, request by request, how its context follows from its previous one, so
- * an incremental policy costs what it changes, not the whole context each time.
+ * recording's own contexts: pi's compactions and context edits as they happened. Any other
+ * policy is a ContextSource: it gives, request by request, how its context follows from its
+ * previous one, so an incremental policy costs what it changes, not the whole context each time.
+ * A source decides how it treats pi's compactions: the recording's branch holds them, and each
+ * request's `entryIndex` places it among them. Its contexts are what the provider is sent
+ * (`sentMessages`).
  */
 
 import type { AgentMessage } from "../session-types.js";

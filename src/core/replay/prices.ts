@@ -76,6 +76,15 @@ function pricesOf(model: string, provider: string, tokens: TokenSplit, dollars: 
   return result;
 }
 
+/** Anthropic bills writes for its 1-hour cache at twice the input price (its 5-minute writes at 1.25×, as recorded). */
+export const LONG_CACHE_WRITE_FACTOR = 2;
+
+/** The prices a replay with this cache lifetime uses: a lifetime over 5 minutes writes at Anthropic's 1-hour rate. */
+export function pricesForTtl(model: ModelPrices, ttlMs: number, fiveMinutesMs: number): TokenPrices {
+  if (ttlMs <= fiveMinutesMs || model.cacheReads !== "breakpoints") return model.prices;
+  return { ...model.prices, cacheWrite: model.prices.input * LONG_CACHE_WRITE_FACTOR };
+}
+
 export function zero(): TokenSplit {
   return { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
 }

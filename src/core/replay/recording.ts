@@ -1,6 +1,6 @@
 /**
- * A session's branch as a replay needs it: its requests (the assistant messages that carry
- * `usage`, in order) and, for each, the context pi sent (`contextMessages` of the branch up to,
+ * A session's branch as a replay needs it: its requests (the assistant messages, in order; one
+ * without `usage` is replayed on estimates) and, for each, the context pi sent (`contextMessages` of the branch up to,
  * not including, that assistant message), as message identities. Built in one pass: each entry's
  * contribution is appended, and the context is rebuilt only where pi's own rule restarts or
  * changes it: at a compaction (checkpoint, summary, kept messages) and at a context edit (the
@@ -13,7 +13,7 @@ import { contextMessagesSteps, DERIVED_MESSAGE } from "../session-tree.js";
 import { runSteps } from "../steps.js";
 import type { AgentMessage, SessionEntry } from "../session-types.js";
 import { EMPTY_CONTEXT, nextContext, type ContextRef } from "./context-store.js";
-import { MessageTable } from "./message-table.js";
+import { estimateTokens, MessageTable } from "./message-table.js";
 
 /** Token counts and dollars as pi records them on an assistant message. */
 export interface TokenSplit {
@@ -39,13 +39,17 @@ export interface RecordedRequest {
   provider: string;
   model: string;
   stopReason: string | undefined;
+  /** False when the message records no `usage`: its prompt is estimated, its output too. */
+  recorded: boolean;
   /** Recorded tokens (missing fields as 0). */
   tokens: TokenSplit;
+  /** Output tokens as recorded, or estimated from the reply's characters (pi's chars / 4) where none are. */
+  outputTokens: number;
   /** Recorded dollars, or null when the message records none. */
   cost: CostSplit | null;
   /** input + cacheRead + cacheWrite as recorded. */
   promptTokens: number;
-  /** False when the request recorded no tokens at all (aborted before any): it is billed nothing in every replay. */
+  /** False when the request recorded usage with no tokens at all (aborted before any): it is billed nothing in every replay. */
   billed: boolean;
   /** A user message (role "user") came since the request before: a new prompt of the user's, not a tool turn. */
   afterUser: boolean;
@@ -126,7 +130,7 @@ function noteThinkingLevel(entry: SessionEntry, thinking: { level: unknown; chan
   thinking.level = level;
 }
 
-/** The request an entry records, if it is an assistant message with a `usage` object. */
+/** The request an entry records, if it is an assistant message. */
 function isUserMessage(entry: SessionEntry): boolean {
   return entry.type === "message" && (entry as { message?: { role?: unknown } }).message?.role === "user";
 }
@@ -135,8 +139,8 @@ function requestOf(entry: SessionEntry, entryIndex: number, index: number, think
   if (entry.type !== "message") return undefined;
   const message = (entry as { message?: unknown }).message as AgentMessage | undefined;
   if (typeof message !== "object" || message === null || message.role !== "assistant") return undefined;
-  const usage = message.usage as Record<string, unknown> | undefined;
-  if (typeof usage !== "object" || usage === null) return undefined;
+  const recorded = typeof message.usage === "object" && message.usage !== null;
+  const usage = (recorded ? message.usage : {}) as Record<string, unknown>;
   const tokens = { input: count(usage.input), cacheRead: count(usage.cacheRead), cacheWrite: count(usage.cacheWrite), output: count(usage.output) };
   const promptTokens = tokens.input + tokens.cacheRead + tokens.cacheWrite;
   return {
@@ -147,10 +151,12 @@ function requestOf(entry: SessionEntry, entryIndex: number, index: number, think
     provider: typeof message.provider === "string" ? message.provider : "",
     model: typeof message.model === "string" ? message.model : "",
     stopReason: typeof message.stopReason === "string" ? message.stopReason : undefined,
+    recorded,
     tokens,
+    outputTokens: recorded ? tokens.output : estimateTokens(JSON.stringify(message.content ?? "").length),
     cost: costOf(usage.cost),
     promptTokens,
-    billed: promptTokens + tokens.output > 0,
+    billed: !recorded || promptTokens + tokens.output > 0,
     afterUser,
     thinkingChanged,
   };

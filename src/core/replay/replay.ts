@@ -10,7 +10,7 @@ import { calibrate, type Calibration } from "./calibrate.js";
 import { CompressionLedger, type CompressionFigures } from "./compression-events.js";
 import { EMPTY_CONTEXT, nextContext, sharedLength, type ContextRef } from "./context-store.js";
 import { policyName, type ReplayPolicy } from "./policy.js";
-import { sessionPrices, type ModelPrices } from "./prices.js";
+import { pricesForTtl, sessionPrices, type ModelPrices, type TokenPrices } from "./prices.js";
 import { recordingOf, type CostSplit, type Recording, type TokenSplit } from "./recording.js";
 import { lostCaches, lostShareOf, noLostCaches, type LostCaches } from "./lost-caches.js";
 
@@ -26,7 +26,7 @@ export interface ReplaySession {
 }
 
 export interface ReplaySettings {
-  /** The cache's lifetime (default 5 minutes; CACHE_TTL_1H_MS for 1 hour). */
+  /** The cache's lifetime (default 5 minutes; CACHE_TTL_1H_MS for 1 hour, whose writes Anthropic bills at 2× input: prices.ts). */
   cacheTtlMs?: number;
   /** "expected" (default): the session's shares of lost caches, as an expectation; "none": no cache is lost. */
   lostCaches?: "expected" | "none";
@@ -52,6 +52,10 @@ export interface ReplayResult {
   compressions: CompressionFigures[];
   /** Distinct messages this policy's contexts held whose tokens are estimated (not calibrated). */
   estimatedMessages: number;
+  /** Requests whose recorded prompt the calibration could not use (calibrate.ts; the first request's is exact by definition and not counted). */
+  estimatedRequests: number;
+  /** The prices used, per model, each component saying whether it came from the recording or the built-in table. */
+  prices: ModelPrices[];
 }
 
 /** Prepares a branch (root → leaf, core/session-tree.ts `buildBranch`) for replays. */
@@ -72,7 +76,7 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
   const tokens = (context: ContextRef, length = context.length): number => calibration.base + context.segment.tokensUpTo(length, tokensOf);
   const contexts = contextsOf(session, policy);
   const ledger = new CompressionLedger();
-  const result: ReplayResult = { policy: policyName(policy), cacheTtlMs: ttlMs, requests: [], totals: { ...zeroTokens(), promptTokens: 0, billedRequests: 0, cost: zeroCost() }, compressions: [], estimatedMessages: 0 };
+  const result: ReplayResult = { policy: policyName(policy), cacheTtlMs: ttlMs, requests: [], totals: { ...zeroTokens(), promptTokens: 0, billedRequests: 0, cost: zeroCost() }, compressions: [], estimatedMessages: 0, estimatedRequests: calibration.estimated.filter((e) => e.reason !== "first-request").length, prices: [...prices.values()] };
   const counted = new Set<number>();
   let previous: { context: ContextRef; asRun: ContextRef; mark: CacheMark } | undefined;
   let chainsPending = 0;
@@ -83,6 +87,7 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
       continue;
     }
     const model = prices.get(request.model)!;
+    const rates = pricesForTtl(model, ttlMs, CACHE_TTL_5M_MS);
     const promptTokens = tokens(context);
     const shared = previous === undefined ? 0 : sharedLength(previous.context, context);
     countEstimated(context, shared, counted, table, result);
@@ -92,9 +97,9 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
     const asRun = recording.contexts[request.index]!;
     if (previous !== undefined && shared < previous.context.length) {
       const grown = tokens(asRun) - tokens(asRun, sharedLength(previous.asRun, asRun));
-      ledger.rewrite({ request: request.index, chains: chainsPending, billedBefore: result.totals.billedRequests, keptMessages: shared, keptTokens: sharedTokens, previousRest: tokens(previous.context) - sharedTokens, rest: promptTokens - sharedTokens, grown, prices: model.prices });
+      ledger.rewrite({ request: request.index, chains: chainsPending, billedBefore: result.totals.billedRequests, keptMessages: shared, keptTokens: sharedTokens, previousRest: tokens(previous.context) - sharedTokens, rest: promptTokens - sharedTokens, grown, prices: rates });
     }
-    const figures = figuresOf(request.index, request.entryId, request.time, request.model, { ...split, output: request.tokens.output }, model);
+    const figures = figuresOf(request.index, request.entryId, request.time, request.model, { ...split, output: request.outputTokens }, rates);
     result.requests.push(figures);
     addTo(result.totals, figures);
     previous = { context, asRun, mark };
@@ -131,8 +136,7 @@ function countEstimated(context: ContextRef, from: number, counted: Set<number>,
   }
 }
 
-function figuresOf(request: number, entryId: string, time: number, model: string, tokens: TokenSplit, prices: ModelPrices): RequestFigures {
-  const p = prices.prices;
+function figuresOf(request: number, entryId: string, time: number, model: string, tokens: TokenSplit, p: TokenPrices): RequestFigures {
   const cost = { input: tokens.input * p.input, cacheRead: tokens.cacheRead * p.cacheRead, cacheWrite: tokens.cacheWrite * p.cacheWrite, output: tokens.output * p.output, total: 0 };
   cost.total = cost.input + cost.cacheRead + cost.cacheWrite + cost.output;
   return { request, entryId, time, model, ...tokens, promptTokens: tokens.input + tokens.cacheRead + tokens.cacheWrite, cost, billed: true };
