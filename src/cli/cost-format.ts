@@ -14,7 +14,7 @@ export function formatSessionCost(s: SessionCost, color: boolean): string {
   const lines = [
     bold(s.file, color),
     `  requests:        ${digitGroups(s.requests)} (${digitGroups(s.estimatedRequests)} estimated); prices: ${s.priceSource}; cache lifetime ${ttlLabel(s.cacheTtlMinutes)}`,
-    ...(s.unrecordedReplies > 0 ? [`  not replayed:    ${digitGroups(s.unrecordedReplies)} assistant repl${s.unrecordedReplies === 1 ? "y records" : "ies record"} no usage (the replay engine takes requests only from recorded usage)`] : []),
+    ...(s.unrecordedRequests > 0 ? [`  no usage:        ${digitGroups(s.unrecordedRequests)} request${s.unrecordedRequests === 1 ? "" : "s"} recorded none; replayed on estimates (characters / 4, list prices)`] : []),
     `  as run:          ${usd(s.recordedCost)} recorded; replayed ${usd(s.asRunCost)}${s.asRunError === null ? " (nothing recorded to check against)" : ` (error ${signedPct(s.asRunError)})`}`,
   ];
   if (s.chainpressCost === null) {

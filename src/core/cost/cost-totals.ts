@@ -8,7 +8,7 @@ import type { SessionCost } from "./session-cost.js";
 export interface CostTotals {
   sessions: number;
   requests: number;
-  unrecordedReplies: number;
+  unrecordedRequests: number;
   recordedCost: number;
   asRunCost: number;
   asRunError: number | null;
@@ -32,7 +32,7 @@ export function costTotals(sessions: readonly SessionCost[]): CostTotals {
   return {
     sessions: sessions.length,
     requests: sum((s) => s.requests),
-    unrecordedReplies: sum((s) => s.unrecordedReplies),
+    unrecordedRequests: sum((s) => s.unrecordedRequests),
     recordedCost,
     asRunCost,
     asRunError: recordedCost === 0 ? null : (asRunCost - recordedCost) / recordedCost,

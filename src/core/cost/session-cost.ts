@@ -8,7 +8,6 @@
 import type { CompressionFigures } from "../replay/compression-events.js";
 import type { PriceSource } from "../replay/prices.js";
 import type { ReplayResult, ReplaySession } from "../replay/replay.js";
-import { unrecordedReplies } from "./unrecorded-replies.js";
 
 export interface CompressionCost {
   request: number;
@@ -26,8 +25,8 @@ export interface SessionCost {
   /** Requests on the branch (assistant messages that carry usage), billed or not. */
   requests: number;
   billedRequests: number;
-  /** Assistant replies without recorded usage, left out of every figure (unrecorded-replies.ts). */
-  unrecordedReplies: number;
+  /** Requests whose reply recorded no usage: the engine replays them on estimates (prompt, output, list prices). */
+  unrecordedRequests: number;
   /** Sum of the recorded `usage.cost.total`. */
   recordedCost: number;
   /** The as-run replay's bill. */
@@ -65,7 +64,7 @@ export function sessionCost(file: string, session: ReplaySession, asRun: ReplayR
     file,
     requests: requests.length,
     billedRequests: asRun.totals.billedRequests,
-    unrecordedReplies: unrecordedReplies(session.recording.branch),
+    unrecordedRequests: requests.filter((r) => !r.recorded).length,
     recordedCost,
     asRunCost,
     asRunError: recordedCost === 0 ? null : (asRunCost - recordedCost) / recordedCost,
