@@ -1,10 +1,11 @@
 // `chainpress cost` as users run it (dist/): the real sessions' bills, a folder, --json's names,
 // --chart as well-formed SVG, --cache-ttl, a session without recorded usage, bad paths; and
 // that it never writes a session.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyReal, ensureBuilt, REAL_SESSIONS, removeTempDirs, runCli, sha256, tempDir } from "./helpers/cli-harness.js";
+import { CLI, copyReal, ensureBuilt, NO_AGENT_DIR, REAL_SESSIONS, removeTempDirs, runCli, sha256, tempDir } from "./helpers/cli-harness.js";
 import { allElements, parseStrictXml } from "./helpers/strict-xml.js";
 
 const realNames = fs.readdirSync(REAL_SESSIONS).filter((f) => f.endsWith(".jsonl")).sort();
@@ -182,6 +183,24 @@ describe("chainpress cost on sessions it cannot bill", () => {
     const result = runCli(["cost", file]);
     expect(result.status).toBe(0);
     expect(result.stderr).toMatch(new RegExp(`chainpress: warning: ${file}:6: `));
+  });
+});
+
+describe("chainpress cost progress", () => {
+  it("on a terminal, one line per session on stderr, cleared before its report (util-linux script(1) gives the terminal)", () => {
+    const files = ["session.jsonl", "large-session.jsonl"].map((f) => path.join(REAL_SESSIONS, f));
+    const command = [process.execPath, CLI, "cost", ...files].map((a) => `'${a}'`).join(" ");
+    const result = spawnSync("script", ["-qec", command, "/dev/null"], { env: { ...process.env, NO_COLOR: "1", PI_CODING_AGENT_DIR: NO_AGENT_DIR }, encoding: "utf8" });
+    expect(result.status).toBe(0);
+    const terminal = result.stdout;
+    // A long path is shown by its last 60 characters.
+    expect(terminal).toMatch(/\x1b\[2Kchainpress: replaying \[1\/2\] \S*\/session\.jsonl/);
+    expect(terminal).toMatch(/\x1b\[2Kchainpress: replaying \[2\/2\] \S*\/large-session\.jsonl/);
+    // Each report starts on a cleared line, after its session's progress line.
+    expect(terminal.indexOf(`\r\x1b[2K${files[0]}`)).toBeGreaterThan(terminal.indexOf("replaying [1/2]"));
+    // Without a terminal (the other tests), stderr stays empty: see costJson.
+    const piped = runCli(["cost", ...files]);
+    expect(piped.stderr).toBe("");
   });
 });
 
