@@ -169,6 +169,12 @@ describe("chainpress cost on sessions it cannot bill", () => {
     expect(report.ok).toBe(false);
     expect(report.failed.map((f) => f.file)).toEqual([missing, link, notSession]);
     expect(report.sessions.map((s) => s.file)).toEqual([good]);
+    // A FIFO is refused, not read (a read would wait for a writer).
+    const fifo = path.join(dir, "fifo.jsonl");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    const refused = runCli(["cost", fifo], { timeoutMs: 30_000 });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`chainpress: ${fifo}: is a FIFO, not a regular file`);
     // With --follow-links the named link is read by its real path.
     const followed = costJson([link, "--follow-links"]);
     expect(followed.sessions[0]!.file).toBe(fs.realpathSync(link));
