@@ -1,6 +1,6 @@
 /** `chainpress cost <session | folder>…`: the command line; the work is in actions/cost.ts. */
 
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { DEFAULT_SPILL_THRESHOLD } from "../../core/defaults.js";
 import { CACHE_TTL_1H_MS, CACHE_TTL_5M_MS } from "../../core/replay/cache-model.js";
 import { addFollowLinksOption, addProtectionOptions, integerParser, type FollowLinksFlag, type ProtectionFlags } from "../options.js";
@@ -48,7 +48,7 @@ export function registerCost(program: Command, io: CliIo, exit: ExitState): void
     .argument("<sessions...>", "session files (*.jsonl), or folders searched recursively for them")
     .option("--json", "print only a JSON report on stdout")
     .option("--chart <file.svg>", "write an SVG chart of one session: prompt tokens and cumulative bill per request, as run and with chainpress")
-    .option("--cache-ttl <5m|1h>", "the prompt cache's lifetime (default: 5m)", cacheTtlParser, CACHE_TTL_5M_MS);
+    .addOption(new Option("--cache-ttl <5m|1h>", "the prompt cache's lifetime").argParser(cacheTtlParser).default(CACHE_TTL_5M_MS, "5m"));
   addProtectionOptions(command)
     .option("--spill-threshold <chars>", `the chainpress policy's spill threshold (default: ${DEFAULT_SPILL_THRESHOLD})`, integerParser(1))
     .option("--rolling-window <k>", "the chainpress policy leaves the newest K closed chains uncompressed", integerParser(0), 0)
