@@ -124,6 +124,10 @@ describe("chainpress cost --chart", () => {
     expect(linked.stderr).toMatch(/link\.svg/);
     expect(fs.readFileSync(target, "utf8")).toBe("kept");
     expect(fs.lstatSync(path.join(dir, "link.svg")).isSymbolicLink()).toBe(true);
+    const noFolder = path.join(dir, "missing", "c.svg");
+    const unwritable = runCli(["cost", path.join(REAL_SESSIONS, "session.jsonl"), "--chart", noFolder]);
+    expect(unwritable.status).toBe(1);
+    expect(unwritable.stderr).toMatch(new RegExp(`^chainpress: ${noFolder}: cannot write the chart: `));
   });
 });
 

@@ -60,7 +60,12 @@ export async function runCost(io: CliIo, inputs: string[], raw: RawCostOptions):
 async function writeChart(target: string, run: CostRun): Promise<void> {
   const runs = [{ label: "as run", result: run.asRun }, ...(run.chainpress === null ? [] : [{ label: "chainpress", result: run.chainpress }])];
   const svg = costChartSvg(costChartInput(`chainpress cost: ${run.cost.file}`, runs, ttlLabel(run.cost.cacheTtlMinutes)));
-  await writeFileAtomic(target, [svg], { role: "the --chart file" });
+  try {
+    await writeFileAtomic(target, [svg], { role: "the --chart file" });
+  } catch (error) {
+    // The atomic write's own message may name its temporary file; the user named `target`.
+    throw new CliError(`${target}: cannot write the chart: ${describeError(error)}`);
+  }
 }
 
 /**
