@@ -7,6 +7,7 @@
 
 import { Command, CommanderError } from "commander";
 import { registerCompact } from "./commands/compact.js";
+import { registerCost } from "./commands/cost.js";
 import { registerQuery } from "./commands/query.js";
 import { registerRender } from "./commands/render.js";
 import { registerStats } from "./commands/stats.js";
@@ -36,6 +37,7 @@ export function buildProgram(io: CliIo, exit: ExitState): Command {
   registerRender(program, io, exit);
   registerQuery(program, io, exit);
   registerStats(program, io, exit);
+  registerCost(program, io, exit);
   return program;
 }
 
