@@ -1,0 +1,94 @@
+/**
+ * Whether compressing a closed chain shrinks the context (issue 47): the `<compressed-chain>`
+ * message the render would insert (body, the largest map the chain could get, protected outputs)
+ * against what the render would drop for it (the span's model turns, tool results and per-batch
+ * summaries, and the closing reply's thinking), both in billed characters (core/billed-size.ts).
+ * A chain that does not shrink is left as it is. Pure; works on lightened messages too.
+ *
+ * Both sides lean towards "does not shrink": an output already archived counts as the least its
+ * stub could be (its message without content), an argument excerpt the scan lightened counts as
+ * the longest the body could print, and the map gets the chain's whole per-chain budget.
+ */
+
+import { chainMapText, type MapCall } from "./archive-map.js";
+import { imageBillOf } from "./billed-size.js";
+import { argsExcerpt, buildDeterministicBody, EXCERPT_MAX_UNITS, type BodyRecord } from "./deterministic-body.js";
+import { jsonText } from "./json-text.js";
+import { placeholderChars, realJsonLength } from "./light-placeholder.js";
+import { contentText } from "./message-text.js";
+import { occurrenceKey, resultTimestampOf } from "./occurrence-key.js";
+import type { ChainCompressionEntry } from "./prune-types.js";
+import { buildSyntheticChainMessage, type ProtectedOutput } from "./render/chain-message.js";
+import { droppedInsideSpan, withoutThinking } from "./render/chain-ranges.js";
+import type { AgentMessage, ToolResultMessage } from "./session-types.js";
+
+export interface ChainShrinkInput {
+  /** Messages strictly inside the span, as the planner has them. */
+  inner: readonly AgentMessage[];
+  /** The closing reply, whose thinking the render strips (undefined: none, or not stripped). */
+  strippedFinal?: AgentMessage;
+  /** Outputs already archived, by occurrence key: the context shows their stubs, not them. */
+  isArchived: (key: string) => boolean;
+  /** The chain's records as its body will list them, and the refs it will carry. */
+  records: readonly BodyRecord[];
+  toolRefs: readonly string[];
+  blockId: string;
+  /** The calls its map will show, in ref order, and the per-chain map budget (undefined: no map). */
+  mapCalls: readonly MapCall[];
+  mapPerChain?: number;
+  protectedToolCallIds: ReadonlySet<string>;
+}
+
+export interface ChainShrink {
+  /** Billed characters the render would drop for the chain. */
+  dropped: number;
+  /** Billed characters of the message it would insert. */
+  inserted: number;
+}
+
+/** A time as wide as any the chain entry's `compressedAt` will hold (13 digits until the year 2286). */
+const WIDEST_TIME = 9_999_999_999_999;
+
+/** dropped and inserted for one chain; it shrinks when inserted < dropped. */
+export function chainShrink(input: ChainShrinkInput): ChainShrink {
+  let dropped = 0;
+  const protectedOutputs: ProtectedOutput[] = [];
+  for (const message of input.inner) {
+    if (message.role === "toolResult") {
+      const result = message as ToolResultMessage;
+      if (input.protectedToolCallIds.has(result.toolCallId)) protectedOutputs.push({ tool: result.toolName, text: contentText(result.content) });
+      const archived = input.isArchived(occurrenceKey(result.toolCallId, resultTimestampOf(result.timestamp)));
+      dropped += billedChars(archived ? { ...result, content: [] } : result);
+    } else if (droppedInsideSpan(message)) dropped += billedChars(message);
+  }
+  if (input.strippedFinal) dropped += billedChars(input.strippedFinal) - billedChars(withoutThinking(input.strippedFinal));
+  const body = buildDeterministicBody(input.records, input.toolRefs, excerptBound);
+  const map = input.mapPerChain === undefined ? "" : chainMapText(input.mapCalls, input.mapPerChain);
+  const entry = { blockId: input.blockId, toolRefs: [...input.toolRefs], compressedAt: WIDEST_TIME } as ChainCompressionEntry;
+  return { dropped, inserted: billedChars(buildSyntheticChainMessage(entry, body, protectedOutputs, map)) };
+}
+
+/** True when the chain's compressed form is shorter than what it replaces. */
+export function shrinks(shrink: ChainShrink): boolean {
+  return shrink.inserted < shrink.dropped;
+}
+
+/** The skip cause a chain that does not shrink gets. */
+export function wouldGrowCause(shrink: ChainShrink): string {
+  return `would-grow: its compressed form (${shrink.inserted} chars) is not shorter than what it replaces (${shrink.dropped} chars)`;
+}
+
+/** A message's size in the context as billed (the measure main/context-size.ts sums). */
+export function billedChars(message: unknown): number {
+  return realJsonLength(message) + imageBillOf(message).delta;
+}
+
+/**
+ * The body's excerpt of a call's args; one the scan lightened is not known here, so it counts as
+ * the longest excerpt there is, every character escaped in the message's JSON.
+ */
+function excerptBound(args: unknown): string {
+  const json = args === undefined ? undefined : jsonText(args);
+  if (json === undefined || placeholderChars(json) === 0) return argsExcerpt(args);
+  return '"'.repeat(EXCERPT_MAX_UNITS + 3);
+}
