@@ -114,7 +114,6 @@ describe("chainShrink (core)", () => {
     const record = { toolCallId: "a", toolName: "read", args: { path: "/w/f.ts" }, timestamp: result.timestamp, resultTimestamp: result.timestamp };
     return chainShrink({
       inner: [assistant, result],
-      isArchived: () => false,
       records: [record],
       toolRefs: ["t1"],
       blockId: "b1",
@@ -127,14 +126,5 @@ describe("chainShrink (core)", () => {
   it("a one-character output does not shrink; a long one does", () => {
     expect(shrinks(call("x"))).toBe(false);
     expect(shrinks(call(BIG))).toBe(true);
-  });
-
-  it("an output already archived counts as the least its stub could be", () => {
-    const fresh = call(BIG);
-    const s = new SessionBuilder();
-    s.chain("p", [{ id: "a", name: "read", output: BIG }]);
-    const [, assistant, result] = s.lines.slice(1).map((line) => (line as { message: any }).message);
-    const archived = chainShrink({ inner: [assistant, result], isArchived: () => true, records: [], toolRefs: ["t1"], blockId: "b1", mapCalls: [], protectedToolCallIds: new Set() });
-    expect(archived.dropped).toBeLessThan(fresh.dropped - BIG.length);
   });
 });

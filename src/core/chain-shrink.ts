@@ -5,9 +5,11 @@
  * summaries, and the closing reply's thinking), both in billed characters (core/billed-size.ts).
  * A chain that does not shrink is left as it is. Pure; works on lightened messages too.
  *
- * Both sides lean towards "does not shrink": an output already archived counts as the least its
- * stub could be (its message without content), an argument excerpt the scan lightened counts as
- * the longest the body could print, and the map gets the chain's whole per-chain budget.
+ * What is dropped is the span as it was before any of it was archived, whatever an earlier
+ * attempt archived already (a stranded chain, an open chain's steps): the decision depends on the
+ * chain alone, so a run healed after a crash decides as an uninterrupted one did. The inserted
+ * side leans towards "does not shrink": an argument excerpt the scan lightened counts as the
+ * longest the body could print, and the map gets the chain's whole per-chain budget.
  */
 
 import { chainMapText, type MapCall } from "./archive-map.js";
@@ -16,7 +18,6 @@ import { argsExcerpt, buildDeterministicBody, EXCERPT_MAX_UNITS, type BodyRecord
 import { jsonText } from "./json-text.js";
 import { placeholderChars, realJsonLength } from "./light-placeholder.js";
 import { contentText } from "./message-text.js";
-import { occurrenceKey, resultTimestampOf } from "./occurrence-key.js";
 import type { ChainCompressionEntry } from "./prune-types.js";
 import { buildSyntheticChainMessage, type ProtectedOutput } from "./render/chain-message.js";
 import { droppedInsideSpan, withoutThinking } from "./render/chain-ranges.js";
@@ -27,8 +28,6 @@ export interface ChainShrinkInput {
   inner: readonly AgentMessage[];
   /** The closing reply, whose thinking the render strips (undefined: none, or not stripped). */
   strippedFinal?: AgentMessage;
-  /** Outputs already archived, by occurrence key: the context shows their stubs, not them. */
-  isArchived: (key: string) => boolean;
   /** The chain's records as its body will list them, and the refs it will carry. */
   records: readonly BodyRecord[];
   toolRefs: readonly string[];
@@ -57,8 +56,7 @@ export function chainShrink(input: ChainShrinkInput): ChainShrink {
     if (message.role === "toolResult") {
       const result = message as ToolResultMessage;
       if (input.protectedToolCallIds.has(result.toolCallId)) protectedOutputs.push({ tool: result.toolName, text: contentText(result.content) });
-      const archived = input.isArchived(occurrenceKey(result.toolCallId, resultTimestampOf(result.timestamp)));
-      dropped += billedChars(archived ? { ...result, content: [] } : result);
+      dropped += billedChars(result);
     } else if (droppedInsideSpan(message)) dropped += billedChars(message);
   }
   if (input.strippedFinal) dropped += billedChars(input.strippedFinal) - billedChars(withoutThinking(input.strippedFinal));

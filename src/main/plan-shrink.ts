@@ -45,7 +45,6 @@ export function planShrink(q: ShrinkQuestion): ChainShrink {
   return chainShrink({
     inner: q.messages.slice(q.span.startIndex + 1, q.span.endIndex),
     ...(final ? { strippedFinal: final } : {}),
-    isArchived: (key) => state.isIndexed(key),
     records,
     toolRefs,
     blockId: state.peekBlockId(),
