@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { chainShrink, shrinks } from "../src/core/chain-shrink.js";
+import { chainShrink, shrinks, WOULD_GROW_CAUSE } from "../src/core/chain-shrink.js";
 import { ensureBuilt, pruneEntries, removeTempDirs, runCli, settle } from "./helpers/cli-harness.js";
 import { PiHost, tempAgentDir } from "./helpers/pi-host.js";
 import { chainMessages, MessageClock } from "./helpers/pi-session.js";
@@ -101,7 +101,10 @@ describe("the live flush", () => {
     expect(host.customEntries("context-prune-index")).toHaveLength(1);
     expect(host.customEntries("context-prune-diagnostic")).toEqual([]);
     const { input, output } = await host.context();
-    expect(JSON.stringify(output).length).toBeLessThan(JSON.stringify(input).length);
+    expect(JSON.stringify(output).length).toBeLessThan(JSON.stringify(input).length);    // `/pruner compact` (window 0) leaves the other eleven alone too, and says why, once.
+    await host.command("/pruner compact");
+    expect(host.notices.at(-1)!.message).toBe(`pruner: no chains eligible for compaction (11 skipped \u2014 ${WOULD_GROW_CAUSE})`);
+    expect(host.customEntries("context-prune-chain")).toHaveLength(1);
   });
 });
 

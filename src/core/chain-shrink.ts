@@ -71,10 +71,8 @@ export function shrinks(shrink: ChainShrink): boolean {
   return shrink.inserted < shrink.dropped;
 }
 
-/** The skip cause a chain that does not shrink gets. */
-export function wouldGrowCause(shrink: ChainShrink): string {
-  return `would-grow: its compressed form (${shrink.inserted} chars) is not shorter than what it replaces (${shrink.dropped} chars)`;
-}
+/** The skip cause of a chain that does not shrink: one text for all, so a notice that lists causes names it once. */
+export const WOULD_GROW_CAUSE = "would-grow: its compressed form is not shorter than what it replaces";
 
 /** A message's size in the context as billed (the measure main/context-size.ts sums). */
 export function billedChars(message: unknown): number {

@@ -10,7 +10,7 @@ import { spanOutputs, type SpanOutput } from "../core/extract-records.js";
 import { isOccurrenceKeyOf, occurrenceKey } from "../core/occurrence-key.js";
 import type { PruneState } from "../core/prune-state.js";
 import type { ChainRange, DiagnosticReport, SkipReason } from "../core/prune-types.js";
-import { shrinks, wouldGrowCause } from "../core/chain-shrink.js";
+import { shrinks, WOULD_GROW_CAUSE } from "../core/chain-shrink.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { SpanIndex } from "../core/span-index.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
@@ -131,7 +131,7 @@ export function* planChainSteps(
   // A chain whose compressed form would not be shorter stays as it is: nothing reserved or written.
   if (span) {
     const shrink = planShrink({ chain, messages, span, outputs, indexed, lookupKeys, state, render });
-    if (!shrinks(shrink)) return { kind: "skip", chain, lookupKeys, cause: wouldGrowCause(shrink), reason: "would-grow" };
+    if (!shrinks(shrink)) return { kind: "skip", chain, lookupKeys, cause: WOULD_GROW_CAUSE, reason: "would-grow" };
   }
   for (const key of keys) claimed.add(key);
   const reservedRefs = state.reserveRefs(keys.length);
