@@ -126,6 +126,24 @@ describe("chainShrink (core)", () => {
     });
   };
 
+  it("measures exactly what render prints: the inserted message, and the messages it replaces", () => {
+    const s = new SessionBuilder();
+    s.chain("p", [{ id: "a", name: "read", args: { path: "/w/f.ts" }, output: BIG }]);
+    const file = s.writeTemp();
+    dirs.push(file.slice(0, file.lastIndexOf("/")));
+    settle(file);
+    const render = () => runCli(["render", file]).out.trim().split("\n");
+    const before = render();
+    compact(file);
+    const after = render();
+    const shrink = call(BIG);
+    const inserted = after.find((line) => line.includes("<compressed-chain"))!;
+    expect(inserted.length).toBe(shrink.inserted);
+    // User and closing reply stay; the call and its result go.
+    const dropped = before.filter((line) => !after.includes(line));
+    expect(dropped.reduce((sum, line) => sum + line.length, 0)).toBe(shrink.dropped);
+  });
+
   it("a one-character output does not shrink; a long one does", () => {
     expect(shrinks(call("x"))).toBe(false);
     expect(shrinks(call(BIG))).toBe(true);
