@@ -48,22 +48,28 @@ export interface ChainShrink {
 /** A time as wide as any the chain entry's `compressedAt` will hold (13 digits until the year 2286). */
 const WIDEST_TIME = 9_999_999_999_999;
 
-/** dropped and inserted for one chain; it shrinks when inserted < dropped. */
-export function chainShrink(input: ChainShrinkInput): ChainShrink {
-  let dropped = 0;
+/**
+ * dropped and inserted for one chain; it shrinks when inserted < dropped. With `enough`, the
+ * count of dropped stops once it passes the inserted size (the planner's question needs no more,
+ * and a large chain's first output usually answers it): `dropped` is then a lower bound.
+ */
+export function chainShrink(input: ChainShrinkInput, enough = false): ChainShrink {
   const protectedOutputs: ProtectedOutput[] = [];
   for (const message of input.inner) {
-    if (message.role === "toolResult") {
-      const result = message as ToolResultMessage;
-      if (input.protectedToolCallIds.has(result.toolCallId)) protectedOutputs.push({ tool: result.toolName, text: contentText(result.content) });
-      dropped += billedChars(result);
-    } else if (droppedInsideSpan(message)) dropped += billedChars(message);
+    const result = message as ToolResultMessage;
+    if (message.role === "toolResult" && input.protectedToolCallIds.has(result.toolCallId)) protectedOutputs.push({ tool: result.toolName, text: contentText(result.content) });
   }
-  if (input.strippedFinal) dropped += billedChars(input.strippedFinal) - billedChars(withoutThinking(input.strippedFinal));
   const body = buildDeterministicBody(input.records, input.toolRefs, excerptBound);
   const map = input.mapPerChain === undefined ? "" : chainMapText(input.mapCalls, input.mapPerChain);
   const entry = { blockId: input.blockId, toolRefs: [...input.toolRefs], compressedAt: WIDEST_TIME } as ChainCompressionEntry;
-  return { dropped, inserted: billedChars(buildSyntheticChainMessage(entry, body, protectedOutputs, map)) };
+  const inserted = billedChars(buildSyntheticChainMessage(entry, body, protectedOutputs, map));
+  let dropped = 0;
+  for (const message of input.inner) {
+    if (droppedInsideSpan(message)) dropped += billedChars(message);
+    if (enough && dropped > inserted) return { dropped, inserted };
+  }
+  if (input.strippedFinal) dropped += billedChars(input.strippedFinal) - billedChars(withoutThinking(input.strippedFinal));
+  return { dropped, inserted };
 }
 
 /** True when the chain's compressed form is shorter than what it replaces. */

@@ -33,6 +33,7 @@ export interface ShrinkQuestion {
   render: ShrinkRender;
 }
 
+/** The chain's figures, `dropped` counted only as far as the answer needs (core/chain-shrink.ts `enough`). */
 export function planShrink(q: ShrinkQuestion): ChainShrink {
   const { state } = q;
   const refs = state.peekRefs(q.outputs.length);
@@ -51,7 +52,7 @@ export function planShrink(q: ShrinkQuestion): ChainShrink {
     mapCalls: map === undefined ? [] : toolRefs.flatMap((ref) => mapCallOf(ref, byRef.get(ref), state)),
     ...(map ? { mapPerChain: map.perChain } : {}),
     protectedToolCallIds: new Set(q.chain.protectedToolCallIds),
-  });
+  }, true);
 }
 
 function recordOf(output: SpanOutput): BodyRecord {
