@@ -60,7 +60,8 @@ function writeSession(file: string): void {
   s.reply("one done");
   s.chain("two", ["npm test\nFAIL src/a.test.ts\n1 failed", `${big("spilled-two")}UNIQUE-LINE-BETA\n`]);
   s.reply("two done");
-  s.chain("three", ["error: ENOENT\nUNIQUE-LINE-GAMMA"]);
+  // Padded so that compressing the chain shrinks the context (core/chain-shrink.ts).
+  s.chain("three", [`error: ENOENT\nUNIQUE-LINE-GAMMA\n${"stack frame\n".repeat(60)}`]);
   s.reply("three done");
   s.write(file);
 }

@@ -164,8 +164,11 @@ describe("messages a user understands (item 7)", () => {
     }
   });
 
-  it("negative savings are shown as growth, and a dry run says what it would do", () => {
-    const file = writeSmallSession(tempDir(), "tiny.jsonl", { outputChars: 5 });
+  it("a session whose compression would grow it is left alone, a growth reads as growth, and a dry run says what it would do", () => {
+    // Tiny outputs: each chain's compressed form would outweigh them (core/chain-shrink.ts).
+    const tiny = runCli(["compact", writeSmallSession(tempDir(), "tiny.jsonl", { outputChars: 5 }), "--dry-run", "--workers", "0"]);
+    expect(tiny.out).toMatch(/skipped: 3 \(would-grow 3\)/);
+    const file = writeSmallSession(tempDir(), "small.jsonl");
     const dry = runCli(["compact", file, "--dry-run", "--workers", "0"]);
     expect(dry.out).toMatch(/would compress: 3 chains/);
     expect(dry.out).toMatch(/would archive: 6 records/);

@@ -289,14 +289,16 @@ describe("fail-closed backfill", () => {
 
 describe("dedup and protection", () => {
   it("backfills a fully deduped chain; its alias keeps resolving", async () => {
+    // Long enough that compressing the chain shrinks the context (core/chain-shrink.ts).
+    const SAME_OUTPUT = "same output\n".repeat(100);
     const s = new SessionBuilder();
     s.user("first");
-    const [origTs] = s.turn([{ id: "o1", name: "bash", output: "same output" }]);
+    const [origTs] = s.turn([{ id: "o1", name: "bash", output: SAME_OUTPUT }]);
     s.reply("ok");
     s.customMessage(CUSTOM_TYPE_SUMMARY, "summary", { toolCallRefs: [{ shortId: "t1", toolCallId: "o1", resultTimestamp: origTs }], toolNames: ["bash"], turnIndex: 0, timestamp: origTs });
-    s.custom(CUSTOM_TYPE_INDEX, { toolCalls: [{ toolCallId: "o1", toolName: "bash", args: {}, resultText: "same output", isError: false, turnIndex: 0, timestamp: origTs, resultTimestamp: origTs }] });
+    s.custom(CUSTOM_TYPE_INDEX, { toolCalls: [{ toolCallId: "o1", toolName: "bash", args: {}, resultText: SAME_OUTPUT, isError: false, turnIndex: 0, timestamp: origTs, resultTimestamp: origTs }] });
     s.user("second");
-    const [dupTs] = s.turn([{ id: "d1", name: "bash", output: "same output" }]);
+    const [dupTs] = s.turn([{ id: "d1", name: "bash", output: SAME_OUTPUT }]);
     s.reply("ok");
     s.custom("context-prune-dedup-alias", { newToolCallId: "d1", originalToolCallId: "o1", newResultTimestamp: dupTs, originalResultTimestamp: origTs });
     const file = s.writeTemp();
@@ -306,7 +308,7 @@ describe("dedup and protection", () => {
     const deterministic = result.compressedEntries.find((e) => e.bodySource === "deterministic")!;
     expect(deterministic.droppedToolCallIds).toEqual(["d1"]);
     expect(customEntries(file, CUSTOM_TYPE_INDEX).at(-1)!.data.toolCalls.map((r: any) => r.toolCallId)).toEqual(["d1"]);
-    expect(findRecords(model.state, "d1").map((m) => m.record.resultText)).toEqual(["same output"]);
+    expect(findRecords(model.state, "d1").map((m) => m.record.resultText)).toEqual([SAME_OUTPUT]);
     expect([...model.state.dedupCanonicals().values()]).toEqual([`o1@${origTs}`]);
   });
 

@@ -64,13 +64,13 @@ function refsOfFirstBlock(messages: OpenAiMessage[]): string[] {
 
 const SCENARIOS: Record<string, Step[] | ((messages: OpenAiMessage[], step: number) => Step)> = {
   "chain 1": [read("alpha.txt"), read("medium.txt"), done("c1 done")],
-  "chain 2": [bash("ls && echo MARK-C2-$((6*7))"), done("c2 done")],
+  "chain 2": [bash("ls && echo MARK-C2-$((6*7)) && seq 1 400"), done("c2 done")],
   "chain 3": [bash("cat big.txt"), done("c3 done")],
   "chain 4": [read("beta.txt"), bash("wc -c alpha.txt beta.txt"), done("c4 done")],
   "chain 5": (messages, step) => (step === 0 ? { toolCalls: [{ name: "context_tree_query", arguments: { toolCallIds: refsOfFirstBlock(messages) } }] } : done("c5 recovered")),
   "chain 6": [bash("cat gamma.txt"), done("c6 done")],
   "chain 7": [read("delta.txt"), done("c7 done")],
-  "chain 8": [bash("echo MARK-C8-$((8*8))"), done("c8 done")],
+  "chain 8": [bash("echo MARK-C8-$((8*8)) && seq 1 400"), done("c8 done")],
   "chain 9": [read("epsilon.txt"), done("c9 done")],
   "final check": [done("final")],
   "after restart": [done("restarted")],
@@ -94,10 +94,12 @@ function writeScratch(dir: string): void {
   fs.writeFileSync(path.join(dir, "medium.txt"), lines(1500, (i) => `medium ${String(i).padStart(6, "0")} ${"m".repeat(15)}`));
   // ~100 KB: bash returns its last ~50 KB (still spilled).
   fs.writeFileSync(path.join(dir, "big.txt"), lines(1800, (i) => `${MARKERS[3]} ${String(i).padStart(5, "0")} ${"x".repeat(36)}`));
-  fs.writeFileSync(path.join(dir, "beta.txt"), `${MARKERS[4]}\nbeta\n`);
-  fs.writeFileSync(path.join(dir, "gamma.txt"), `${MARKERS[6]}\ngamma\n`);
-  fs.writeFileSync(path.join(dir, "delta.txt"), `${MARKERS[7]}\ndelta\n`);
-  fs.writeFileSync(path.join(dir, "epsilon.txt"), `${MARKERS[9]}\nepsilon\n`);
+  // Small files, yet long enough that compressing their chains shrinks the context (a chain that
+  // would grow is left as it is: core/chain-shrink.ts).
+  fs.writeFileSync(path.join(dir, "beta.txt"), `${MARKERS[4]}\n${lines(60, (i) => `beta line ${i}`)}`);
+  fs.writeFileSync(path.join(dir, "gamma.txt"), `${MARKERS[6]}\n${lines(60, (i) => `gamma line ${i}`)}`);
+  fs.writeFileSync(path.join(dir, "delta.txt"), `${MARKERS[7]}\n${lines(60, (i) => `delta line ${i}`)}`);
+  fs.writeFileSync(path.join(dir, "epsilon.txt"), `${MARKERS[9]}\n${lines(60, (i) => `epsilon line ${i}`)}`);
 }
 
 const firstRequestOf = (requests: LoggedRequest[], prompt: string) =>
@@ -282,7 +284,8 @@ describe.each(PI_VERSIONS)("chainpress in print mode on pi %s", (version) => {
     const mock = await startMockLlm({
       script: (request: { messages: OpenAiMessage[] }) => {
         const turn = lastUserTurn(request.messages);
-        return turn.step === 0 ? bash(`echo output-of-${turn.text}`) : done(`done ${turn.text}`);
+        // Output long enough that compressing the chain shrinks the context.
+        return turn.step === 0 ? bash(`echo output-of-${turn.text} && seq 1 400`) : done(`done ${turn.text}`);
       },
     });
     try {

@@ -22,7 +22,10 @@ function track(dir: string): string {
   return dir;
 }
 
-async function playChains(host: PiHost, clock: MessageClock, labels: string[], output = (label: string) => `${label} raw output`): Promise<void> {
+/** Outputs long enough that compressing their chains shrinks the context (core/chain-shrink.ts). */
+const longOutput = (label: string): string => `${label} raw output\n`.repeat(40);
+
+async function playChains(host: PiHost, clock: MessageClock, labels: string[], output = longOutput): Promise<void> {
   for (const label of labels) {
     for (const message of chainMessages(clock, label, [output(label)])) await host.message(message);
     await host.endRun();
@@ -159,7 +162,7 @@ describe("context_tree_query", () => {
   const query = (host: PiHost, toolCallIds: string[]) => host.tools.get("context_tree_query")!.execute("q1", { toolCallIds });
 
   it("returns the original bytes for a tN, inline or read back from the spill file", async () => {
-    const small = "small output \u00e9\u2603\nsecond line\n";
+    const small = "small output \u00e9\u2603\nsecond line\n".repeat(30);
     const big = Array.from({ length: 300 }, (_, i) => `big line ${i} ${"z".repeat(20)}`).join("\n");
     const host = await compressedHost((label) => (label === "c1" ? small : big));
     const [record] = host.customEntries("context-prune-index")[1]!.data.toolCalls;
@@ -177,7 +180,7 @@ describe("context_tree_query", () => {
   });
 
   it("throws on unknown refs, naming them", async () => {
-    const host = await compressedHost((label) => `${label} out`);
+    const host = await compressedHost(longOutput);
     await expect(query(host, ["t99"])).rejects.toThrow("unknown ref: t99 (not found in the archive \u2014 may not have been compressed yet)");
     await expect(query(host, ["t1", "t98", "t99"])).rejects.toThrow(/^unknown refs: t98, t99 .*; ask again without them to get the other 1$/);
   });

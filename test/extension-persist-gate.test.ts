@@ -19,7 +19,7 @@ function agentDir(): string {
 
 async function playChains(host: PiHost, clock: MessageClock, labels: string[]): Promise<void> {
   for (const label of labels) {
-    for (const message of chainMessages(clock, label, [`${label} output`])) await host.message(message);
+    for (const message of chainMessages(clock, label, [longOutput(label)])) await host.message(message);
     await host.endRun();
     await host.idle();
   }
@@ -41,6 +41,9 @@ function holdRunner(host: PiHost): () => void {
   return release;
 }
 
+/** Long enough that compressing the chain shrinks the context (core/chain-shrink.ts). */
+const longOutput = (label: string): string => `${label} output\n`.repeat(40);
+
 const blockIds = (host: PiHost) => host.customEntries("context-prune-chain").map((e) => e.data.blockId);
 
 describe("the live flush's wait for the closing reply", () => {
@@ -49,7 +52,7 @@ describe("the live flush's wait for the closing reply", () => {
     const clock = new MessageClock();
     await playChains(host, clock, ["c1", "c2", "c3"]);
     const release = holdRunner(host);
-    const c4 = chainMessages(clock, "c4", ["c4 output"]);
+    const c4 = chainMessages(clock, "c4", [longOutput("c4")]);
     for (const message of c4) await host.message(message); // the closing reply is persisted here
     await host.endRun();
     // A new run starts while the flush is still busy: 1 user message + 60 call/result pairs.
@@ -73,7 +76,7 @@ describe("the live flush's wait for the closing reply", () => {
     const host = await PiHost.start(SessionManager.inMemory(), agentDir(), { persistTimeoutMs: 300 });
     const clock = new MessageClock();
     await playChains(host, clock, ["c1", "c2", "c3"]);
-    const c4 = chainMessages(clock, "c4", ["c4 output"]);
+    const c4 = chainMessages(clock, "c4", [longOutput("c4")]);
     for (const message of c4.slice(0, -1)) await host.message(message);
     // message_end for the reply, which pi then drops (an aborted run): never persisted.
     await host.emit("message_end", { type: "message_end", message: c4.at(-1) });
@@ -88,7 +91,7 @@ describe("the live flush's wait for the closing reply", () => {
     const host = await PiHost.start(SessionManager.inMemory(), agentDir(), { commandWaitMs: 200 });
     const clock = new MessageClock();
     await playChains(host, clock, ["c1", "c2", "c3"]);
-    const c4 = chainMessages(clock, "c4", ["c4 output"]);
+    const c4 = chainMessages(clock, "c4", [longOutput("c4")]);
     for (const message of c4.slice(0, -1)) await host.message(message);
     await host.emit("message_end", { type: "message_end", message: c4.at(-1) });
     await new Promise((resolve) => setTimeout(resolve, 50));

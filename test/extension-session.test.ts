@@ -13,7 +13,8 @@ afterEach(removeTempDirs);
 
 async function playChains(host: PiHost, clock: MessageClock, labels: string[]): Promise<void> {
   for (const label of labels) {
-    for (const message of chainMessages(clock, label, [`${label} raw output`])) await host.message(message);
+    // Long enough that compressing the chain shrinks the context (core/chain-shrink.ts).
+    for (const message of chainMessages(clock, label, [`${label} raw output\n`.repeat(40)])) await host.message(message);
     await host.endRun();
     await host.idle();
   }

@@ -39,7 +39,9 @@ function writeChains(file: string): string[] {
   const s = new SessionLines();
   const ids = MALFORMED_REPLACEMENTS.map((_, i) => {
     const { resultIds } = s.chain(`c${i}`, [outputOf(i)]);
-    s.reply(`chain ${i} done`);
+    // The reply's thinking, which compression strips, outweighs the chain's compressed form even
+    // where an edit hides the output (a chain that would grow is left alone: core/chain-shrink.ts).
+    s.message({ role: "assistant", content: [{ type: "thinking", thinking: "t".repeat(3_000) }, { type: "text", text: `chain ${i} done` }], stopReason: "stop" });
     return resultIds[0]!;
   });
   s.write(file);

@@ -23,7 +23,7 @@ function writeSession(badResult: Record<string, unknown>, extra: unknown[] = [])
   };
   add({ role: "user", content: "one", timestamp: 10 });
   add({ role: "assistant", content: [{ type: "toolCall", id: "ok1", name: "bash", arguments: {} }], timestamp: 11 });
-  add({ role: "toolResult", toolCallId: "ok1", toolName: "bash", content: [{ type: "text", text: "fine" }], isError: false, timestamp: 12 });
+  add({ role: "toolResult", toolCallId: "ok1", toolName: "bash", content: [{ type: "text", text: "fine\n".repeat(200) }], isError: false, timestamp: 12 });
   add({ role: "assistant", content: [{ type: "text", text: "done one" }], timestamp: 13 });
   add({ role: "user", content: "two", timestamp: 20 });
   add({ role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: {} }, { type: "toolCall", id: "c1", name: "bash", arguments: {} }], timestamp: 21 });

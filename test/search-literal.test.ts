@@ -130,7 +130,8 @@ describe("a literal of any length", () => {
   beforeAll(() => {
     file = path.join(tempDir("chainpress-search-literal-"), "s.jsonl");
     const s = new SessionLines();
-    s.chain("one", ["a short output"]);
+    // Long enough that compressing the chain shrinks the context (core/chain-shrink.ts).
+    s.chain("one", [`a short output\n${"filler line\n".repeat(60)}`]);
     s.reply("one done");
     s.chain("two", [`head\n${longLine}\ntail`, "another short one"]);
     s.reply("two done");

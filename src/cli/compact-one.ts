@@ -4,6 +4,7 @@
  * Nothing here compresses anything; it decides whether and where compactSession may write.
  */
 
+import type { ShrinkRender } from "../main/plan-shrink.js";
 import fs from "node:fs";
 import path from "node:path";
 import { acquireSessionLock, LockFileError, type SessionLock } from "../io/session-lock.js";
@@ -31,6 +32,8 @@ export interface CompactFlags {
   recoveryGraceTurns?: number;
   /** Archiving older outputs of a chain left open (settings `openChains`, `--no-open-chains`). */
   openChains?: OpenChainSettings;
+  /** How the context will be rendered (settings `archiveMap`, `chainCompression`), for the shrink check. */
+  render?: ShrinkRender;
   rollingWindow: number;
   /** Also compact chains wholly behind pi's latest compaction (`--include-compacted`). */
   includeCompacted: boolean;
@@ -212,6 +215,7 @@ function optionsOf(flags: CompactFlags): Partial<CompactOptions> {
   if (flags.spillThreshold !== undefined) options.spillThreshold = flags.spillThreshold;
   if (flags.spillPreviewBytes !== undefined) options.spillPreviewBytes = flags.spillPreviewBytes;
   if (flags.openChains) options.openChains = flags.openChains;
+  if (flags.render) options.render = flags.render;
   if (flags.recoveryGraceTurns !== undefined) options.recoveryGraceTurns = flags.recoveryGraceTurns;
   return options;
 }

@@ -124,6 +124,15 @@ export class PruneState {
     return refs;
   }
 
+  /** The ids reserveRefs(count) and reserveBlockId() would give now, reserving nothing. */
+  peekRefs(count: number): string[] {
+    return Array.from({ length: count }, (_, i) => `${SHORT_REF_PREFIX}${this.nextRefNumber + i}`);
+  }
+
+  peekBlockId(): string {
+    return `${BLOCK_PREFIX}${this.nextBlockNumber}`;
+  }
+
   reserveBlockId(): string {
     return `${BLOCK_PREFIX}${this.nextBlockNumber++}`;
   }

@@ -115,8 +115,10 @@ export interface DiagnosticReport extends DiagnosticEntryData {
  * Why an eligible (or closed) chain was not compressed in a pass: upstream's two reasons, and chainpress's for a chain whose archive could not be written:
  * `spill-refused` (a link, a non-folder or another output where its spill file goes), `disk-full`
  * (ENOSPC or quota), `write-failed` (any other I/O error). Other failures keep `no-summary`.
+ * `would-grow`: chainpress's decision to leave a chain whose compressed form would not be shorter
+ * than what it replaces (core/chain-shrink.ts); reported only, never written to the session.
  */
-export type SkipReason = "no-summary" | "already-compressed" | "spill-refused" | "disk-full" | "write-failed";
+export type SkipReason = "no-summary" | "already-compressed" | "spill-refused" | "disk-full" | "write-failed" | "would-grow";
 
 export interface ChainSkip {
   startUserTimestamp: number;

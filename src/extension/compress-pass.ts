@@ -20,6 +20,7 @@ import { fileSliceFromLines } from "../main/file-slice.js";
 import type { DeterministicPlan } from "../main/plan-chains.js";
 import { readEntryLines, type EntryLines } from "../io/entry-lines.js";
 import type { SpillSettings } from "../workers/chain-task.js";
+import { pruneOptions } from "./context-handler.js";
 import type { Chainpress } from "./runtime.js";
 import type { SessionView } from "./session-view.js";
 import { blobDirOf, branchEntriesSteps } from "./state-holder.js";
@@ -75,6 +76,7 @@ export async function runPass(runtime: Chainpress, sessionManager: SessionView, 
     diagnostics: runtime.holder.diagnostics,
     spill: spillSettings(runtime, sessionManager),
     runner: runtime.runner.get(),
+    render: pruneOptions(runtime),
   });
 }
 

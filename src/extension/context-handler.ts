@@ -11,6 +11,7 @@ import { mapBudgetOf } from "../core/archive-map.js";
 import { pruneMessages, type PruneOptions } from "../core/render/prune-messages.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { locateSpillFile } from "../io/read-spill.js";
+import { openChainStepSettled } from "./open-chain-step.js";
 import { guard } from "./report.js";
 import type { Chainpress } from "./runtime.js";
 import type { SessionView } from "./session-view.js";
@@ -44,7 +45,9 @@ export function renderContext(runtime: Chainpress, messages: AgentMessage[], ses
 
 export function handleContext(runtime: Chainpress, event: ContextEvent, ctx: ExtensionContext): Promise<{ messages: ContextEvent["messages"] }> {
   // On failure pi keeps the messages unchanged: the model sees the raw context.
-  return guard(runtime, ctx, "context rendering", { messages: event.messages }, () => {
+  return guard(runtime, ctx, "context rendering", { messages: event.messages }, async () => {
+    // The request after a batch that triggered an open-chain step carries that step's stubs.
+    await openChainStepSettled(runtime);
     const rendered = renderContext(runtime, event.messages as unknown as AgentMessage[], ctx.sessionManager);
     return { messages: rendered as unknown as ContextEvent["messages"] };
   });

@@ -11,9 +11,12 @@
  *   then                    → asks the policy first (no worker pool is started for nothing), and
  *     runs compressEligible with no closed chains and the open one: same worker task, same
  *     fail-closed index commit as the closed-chain backfill. Refused if the branch changed.
- * In pi 0.73.1 `turn_end` may arrive after the next `context`, so the stubs can show up one
- * model call late; they are never early. Steps run on the runtime's SerialQueue, one pending at
- * most.
+ * The next `context` (the request that follows the batch) waits for the step, up to
+ * `openChainWaitMs` (runtime.ts OPEN_CHAIN_WAIT_MS), so the stubs are in the very request after
+ * the batch that triggered them whatever the machine's speed: the largest request does not depend
+ * on load. In pi 0.73.1 `turn_end` may arrive after the next `context`, so the stubs can show up
+ * one model call late; they are never early. Steps run on the runtime's SerialQueue, one pending
+ * at most.
  */
 
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
@@ -35,10 +38,28 @@ export function handleTurnEnd(runtime: Chainpress, event: { toolResults?: unknow
   if (!last || !runtime.settings.enabled || !runtime.settings.openChains.enabled || runtime.openChainQueued) return;
   runtime.openChainQueued = true;
   // Deliberately not awaited (see the header); failures are reported inside.
-  void runtime.queue.run(() => {
-    runtime.openChainQueued = false;
-    return guard(runtime, ctx, "open-chain archiving", undefined, () => stepOnce(runtime, last, ctx));
-  }, OPEN_CHAIN_LABEL);
+  const step: Promise<void> = runtime.queue
+    .run(() => {
+      runtime.openChainQueued = false;
+      return guard(runtime, ctx, "open-chain archiving", undefined, () => stepOnce(runtime, last, ctx));
+    }, OPEN_CHAIN_LABEL)
+    .finally(() => {
+      if (runtime.openChainStep === step) runtime.openChainStep = undefined;
+    });
+  runtime.openChainStep = step;
+}
+
+/** Resolves once the scheduled open-chain step has ended, or after `openChainWaitMs`, whichever comes first. */
+export async function openChainStepSettled(runtime: Chainpress): Promise<void> {
+  const step = runtime.openChainStep;
+  if (step === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, runtime.openChainWaitMs)));
+  try {
+    await Promise.race([step, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function stepOnce(runtime: Chainpress, lastResult: AgentMessage, ctx: ExtensionContext): Promise<void> {

@@ -39,6 +39,10 @@ export interface Chainpress {
   lastCompact: CompactCost | undefined;
   /** An open-chain step is queued and not started (extension/open-chain-step.ts): a burst of turns needs only one. */
   openChainQueued: boolean;
+  /** The latest open-chain step scheduled, until it ends: the next request waits for it (extension/open-chain-step.ts). */
+  openChainStep: Promise<void> | undefined;
+  /** How long a request waits for that step at most (OPEN_CHAIN_WAIT_MS). */
+  readonly openChainWaitMs: number;
   /**
    * JSON length per message object, for `/pruner status` (extension/status.ts): pi keeps its
    * message objects, and rendering returns untouched ones as they are, so after the first report
@@ -55,6 +59,14 @@ export interface CompactCost extends LoadFigures {
   chainsFromFile: number;
 }
 
+/**
+ * Default of `openChainWaitMs`. A step takes a fraction of a second, a few seconds on a machine
+ * busy with other work; a model call takes seconds. Five seconds lets a step finish on a loaded
+ * machine, so the bound on the largest request holds, and costs one request at most that long
+ * where a step is stuck (then the request goes out as it is, and the stubs follow in the next).
+ */
+export const OPEN_CHAIN_WAIT_MS = 5_000;
+
 /** Default of `commandWaitMs`: long enough for a flush that is about to end, short enough to feel like an answer. */
 export const DEFAULT_COMMAND_WAIT_MS = 3_000;
 
@@ -66,6 +78,8 @@ export interface ChainpressOptions {
   persistTimeoutMs?: number;
   /** Test seam: see Chainpress.commandWaitMs. */
   commandWaitMs?: number;
+  /** Test seam: see Chainpress.openChainWaitMs. */
+  openChainWaitMs?: number;
 }
 
 export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Chainpress {
@@ -83,6 +97,8 @@ export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Cha
     liveLock: undefined,
     lastCompact: undefined,
     openChainQueued: false,
+    openChainStep: undefined,
+    openChainWaitMs: options.openChainWaitMs ?? OPEN_CHAIN_WAIT_MS,
     messageLengths: new WeakMap(),
   };
   return runtime;

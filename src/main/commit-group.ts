@@ -165,6 +165,7 @@ async function commitChainEntries(ctx: CommitContext, slots: Slot[]): Promise<vo
     if (slot.plan.kind === "skip") {
       if (slot.plan.diagnostic) await ctx.diagnostics.report(slot.plan.diagnostic);
       slot.failure = slot.plan.cause;
+      if (slot.plan.reason !== undefined) slot.failureReason = slot.plan.reason;
       continue;
     }
     try {

@@ -9,6 +9,7 @@ import {
   DEFAULT_SPILL_THRESHOLD,
 } from "../core/defaults.js";
 import { DEFAULT_OPEN_CHAIN_SETTINGS, type OpenChainSettings } from "../core/open-chain-policy.js";
+import type { ShrinkRender } from "./plan-shrink.js";
 
 export interface CompactOptions {
   /** Newest closed chains kept as they are (0 = `/pruner compact`). */
@@ -28,6 +29,8 @@ export interface CompactOptions {
   openChains: OpenChainSettings;
   /** Refuse (SessionFileError "joined-entries") a version-3 file with glued entries, so the caller can split them first. */
   refuseJoinedLines: boolean;
+  /** How the context will be rendered, for the check that a chain's compression shrinks it (default: the render's defaults). */
+  render: ShrinkRender;
 }
 
 export const DEFAULT_COMPACT_OPTIONS: CompactOptions = {
@@ -42,4 +45,5 @@ export const DEFAULT_COMPACT_OPTIONS: CompactOptions = {
   includeCompacted: false,
   refuseJoinedLines: false,
   openChains: DEFAULT_OPEN_CHAIN_SETTINGS,
+  render: {},
 };

@@ -91,6 +91,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       whileFirstChainsRun: async () => void (before = await measureContextCooperatively(model, renderOptions, lengths)),
       ...(params.faultFor ? { faultFor: params.faultFor } : {}),
       ...openChainInput(model, options, isProtected),
+      render: options.render,
     });
     // compressEligible always runs the hook; this only keeps the type honest.
     before ??= await measureContextCooperatively(model, renderOptions, lengths);

@@ -23,6 +23,7 @@ import { driveSteps, pauseIfDue } from "./cooperative.js";
 import { planChainSteps, retryBody, type ChainPlan, type DeterministicPlan } from "./plan-chains.js";
 import { compressOpenChain, type OpenChainInput, type OpenChainOutcome } from "./compress-open-chain.js";
 import { Slots } from "./task-slots.js";
+import type { ShrinkRender } from "./plan-shrink.js";
 import { PrepareLane } from "./prepare-lane.js";
 
 /**
@@ -63,6 +64,8 @@ export interface CompressEligibleDeps {
   faultFor?: (chain: ChainRange) => TaskFault | undefined;
   /** The chain still open at the end of `messages`, and the policy for archiving its older outputs. */
   openChain?: OpenChainInput;
+  /** How the context will be rendered, for the check that a chain's compression shrinks it (main/plan-shrink.ts). */
+  render?: ShrinkRender;
 }
 
 /**
@@ -214,7 +217,7 @@ async function planCooperatively(eligible: readonly ChainRange[], deps: Compress
   const claimed = new Set<string>();
   for (const chain of eligible) {
     await pauseIfDue();
-    planned(await driveSteps(stats.timeSteps("plan", planChainSteps(chain, deps.messages, spans, deps.state, claimed))));
+    planned(await driveSteps(stats.timeSteps("plan", planChainSteps(chain, deps.messages, spans, deps.state, claimed, deps.render))));
   }
 }
 

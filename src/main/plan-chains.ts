@@ -9,12 +9,14 @@ import { buildDeterministicBody, type BodyRecord } from "../core/deterministic-b
 import { spanOutputs, type SpanOutput } from "../core/extract-records.js";
 import { isOccurrenceKeyOf, occurrenceKey } from "../core/occurrence-key.js";
 import type { PruneState } from "../core/prune-state.js";
-import type { ChainRange, DiagnosticReport } from "../core/prune-types.js";
+import type { ChainRange, DiagnosticReport, SkipReason } from "../core/prune-types.js";
+import { shrinks, WOULD_GROW_CAUSE } from "../core/chain-shrink.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { SpanIndex } from "../core/span-index.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
 import { bodyRefusal } from "../core/body-refusal.js";
 import { refusedPlan } from "./refused-chains.js";
+import { planShrink, type ShrinkRender } from "./plan-shrink.js";
 
 interface PlanBase {
   chain: ChainRange;
@@ -60,6 +62,8 @@ export interface SkipPlan extends PlanBase {
   diagnostic?: DiagnosticReport;
   /** The chain's own data rules it out on every run (refused-chains.ts). */
   permanent?: true;
+  /** The report's reason, when not upstream's `no-summary`. */
+  reason?: SkipReason;
 }
 
 export type ChainPlan = CoveredPlan | DeterministicPlan | SkipPlan;
@@ -87,8 +91,8 @@ export function takeOutputs(plan: DeterministicPlan): SpanOutput[] {
 }
 
 /** Plans one chain; `claimed` carries the outputs earlier chains of the pass took (call in chain order). */
-export function planChain(chain: ChainRange, messages: readonly AgentMessage[], spans: SpanIndex, state: PruneState, claimed: Set<string>): ChainPlan {
-  return runSteps(planChainSteps(chain, messages, spans, state, claimed));
+export function planChain(chain: ChainRange, messages: readonly AgentMessage[], spans: SpanIndex, state: PruneState, claimed: Set<string>, render: ShrinkRender = {}): ChainPlan {
+  return runSteps(planChainSteps(chain, messages, spans, state, claimed, render));
 }
 
 /**
@@ -96,7 +100,14 @@ export function planChain(chain: ChainRange, messages: readonly AgentMessage[], 
  * pi's thread in one piece. Nothing else may plan or commit while it pauses: the next chain's plan
  * reads what this one claims and reserves.
  */
-export function* planChainSteps(chain: ChainRange, messages: readonly AgentMessage[], spans: SpanIndex, state: PruneState, claimed: Set<string>): Steps<ChainPlan> {
+export function* planChainSteps(
+  chain: ChainRange,
+  messages: readonly AgentMessage[],
+  spans: SpanIndex,
+  state: PruneState,
+  claimed: Set<string>,
+  render: ShrinkRender = {},
+): Steps<ChainPlan> {
   const lookupKeys = chain.middleOccurrenceKeys.length > 0 ? chain.middleOccurrenceKeys : chain.middleToolCallIds;
   if (state.hasSummaryCovering(lookupKeys)) return { kind: "covered", chain, lookupKeys, blockId: state.reserveBlockId() };
   const span = spans.resolve(chain);
@@ -117,6 +128,11 @@ export function* planChainSteps(chain: ChainRange, messages: readonly AgentMessa
   }
   const refusal = bodyRefusal(outputs, indexed);
   if (refusal) return refusedPlan(chain, lookupKeys, refusal);
+  // A chain whose compressed form would not be shorter stays as it is: nothing reserved or written.
+  if (span) {
+    const shrink = planShrink({ chain, messages, span, outputs, indexed, lookupKeys, state, render });
+    if (!shrinks(shrink)) return { kind: "skip", chain, lookupKeys, cause: WOULD_GROW_CAUSE, reason: "would-grow" };
+  }
   for (const key of keys) claimed.add(key);
   const reservedRefs = state.reserveRefs(keys.length);
   const fresh = new Map(keys.map((key, i) => [key, reservedRefs[i]!]));

@@ -10,6 +10,7 @@ import type { SessionSource } from "../live-session.js";
 import { CliError, UsageError } from "../errors.js";
 import { colorsEnabled, writeErr, writeOut, type CliIo } from "../output.js";
 import type { ChainpressSettings } from "../../core/settings.js";
+import { mapBudgetOf } from "../../core/archive-map.js";
 import { heapGrowingPercentFor, withHeapGrowth } from "../inline-heap.js";
 import { capWorkers } from "../options.js";
 import { loadCliSettings, settingsJson, settingsLine } from "../settings.js";
@@ -29,6 +30,7 @@ function flagsOf(raw: RawCompactOptions, settings: ChainpressSettings): CompactF
   flags.spillPreviewBytes = settings.spillPreviewBytes;
   flags.recoveryGraceTurns = settings.recoveryGraceTurns;
   flags.openChains = { ...settings.openChains, enabled: settings.openChains.enabled && raw.openChains !== false };
+  flags.render = { map: mapBudgetOf(settings.archiveMap) ?? false, stripFinalAssistantThinking: settings.chainCompression.stripFinalAssistantThinking };
   return flags;
 }
 

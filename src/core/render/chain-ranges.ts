@@ -200,11 +200,12 @@ function summaryOverlapsDropped(message: AgentMessage, dropped: Dropped): boolea
 }
 
 /** Inside a span only model turns, tool output and per-batch summaries go; user and third-party messages stay. */
-function droppedInsideSpan(message: AgentMessage): boolean {
+export function droppedInsideSpan(message: AgentMessage): boolean {
   return message.role === "assistant" || message.role === "toolResult" || isPerBatchSummary(message);
 }
 
-function withoutThinking(message: AgentMessage): AgentMessage {
+/** The closing reply of a compressed chain as rendered: without its thinking blocks. */
+export function withoutThinking(message: AgentMessage): AgentMessage {
   const content = (message as { content?: unknown }).content;
   if (!Array.isArray(content) || !content.some((part: ContentPart) => part?.type === "thinking")) return message;
   return { ...message, content: content.filter((part: ContentPart) => part?.type !== "thinking") };
