@@ -17,6 +17,11 @@ const GUARANTEE_TESTS: Record<string, ReadonlyArray<readonly [file: string, titl
     ["test/fault-injection.test.ts", "faults inside one compaction"],
     ["test/spill-confinement.test.ts", "skipped as disk-full, not no-summary"],
   ],
+  "Compression never grows the context.": [
+    ["test/chain-shrink.test.ts", "leaves a session of 50 one-call chains with tiny outputs byte for byte"],
+    ["test/chain-shrink.test.ts", "leaves one-call chains with tiny outputs alone, and compresses the one that shrinks"],
+    ["test/chain-shrink.test.ts", "render's context never grows after compact"],
+  ],
   "Deterministic.": [
     ["test/compress-worker-count.test.ts", "0, 1, 2 and 4 workers"],
     ["test/archive-parts.test.ts", "the CLI with 0, 1 and 2 workers, the live flush's route and pi's compact route give the same records"],
