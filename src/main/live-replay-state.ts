@@ -1,0 +1,109 @@
+/**
+ * What the live extension would have written to its PruneState, without writing anything: the
+ * closed-chain flush and the open-chain step, planned by the extension's own planners
+ * (plan-chains.ts, plan-open-chain.ts) and committed into the state in the commit's order (records,
+ * refs, then the chain entry), with the records and bodies built by the core builders the worker
+ * uses. Spill files are not written: a record over the spill threshold carries the spill fields
+ * the stub reads (its byte size and a path), since only stubs and bodies reach the context.
+ * Here in main/ because the planners are main-thread code; nothing here does I/O.
+ */
+
+import { nonTextParts, type ArchivedPart } from "../core/archived-parts.js";
+import { buildBackfilledRecord, buildChainEntry, buildRef, type PartsFields, type SpillFields } from "../core/chain-entry.js";
+import { buildDeterministicBody } from "../core/deterministic-body.js";
+import { detectChains, detectOpenChain } from "../core/detect-chains.js";
+import { outputFields, type SpanOutput } from "../core/extract-records.js";
+import { toolCallParts } from "../core/message-text.js";
+import type { ProtectionPredicate } from "../core/protection.js";
+import type { PruneState } from "../core/prune-state.js";
+import type { ToolCallRecord } from "../core/prune-types.js";
+import { recoveryGraceKeys, selectEligible } from "../core/select-eligible.js";
+import type { ChainpressSettings } from "../core/settings.js";
+import type { AgentMessage } from "../core/session-types.js";
+import { SpanIndex } from "../core/span-index.js";
+import { shouldSpill } from "../core/spill-rule.js";
+import { runSteps } from "../core/steps.js";
+import { planChain, type DeterministicPlan } from "./plan-chains.js";
+import { planOpenChain } from "./plan-open-chain.js";
+
+export interface LiveSettings {
+  settings: ChainpressSettings;
+  isProtected: ProtectionPredicate;
+}
+
+/**
+ * The live flush's trigger (extension/live-flush.ts `handleMessageEnd`): a reply with no tool
+ * call closes its chain, unless it failed (stopReason error or length), which pi may omit.
+ */
+export function flushesAfter(message: AgentMessage): boolean {
+  if (message.role !== "assistant" || toolCallParts(message).length > 0) return false;
+  const stopReason = (message as { stopReason?: unknown }).stopReason;
+  return stopReason !== "error" && stopReason !== "length";
+}
+
+/**
+ * The flush after the closing reply, the last of `messages` (the branch's messages up to it):
+ * the chains it compresses (extension/compress-pass.ts, main/compress-eligible.ts), at `now`.
+ */
+export function simulateFlush(messages: AgentMessage[], state: PruneState, live: LiveSettings, now: number): number {
+  const { settings } = live;
+  if (!settings.enabled || !settings.chainCompression.enabled) return 0;
+  const chains = detectChains(messages, live.isProtected);
+  // As passInput: grace from the persisted branch, without the closing reply.
+  const graceKeys = recoveryGraceKeys(messages.slice(0, -1), settings.recoveryGraceTurns);
+  const eligible = selectEligible(chains, settings.chainCompression.rollingWindow, (start) => state.isCompressed(start), graceKeys);
+  if (eligible.length === 0) return 0;
+  const spans = runSteps(SpanIndex.steps(messages, eligible));
+  const claimed = new Set<string>();
+  const plans = eligible.map((chain) => planChain(chain, messages, spans, state, claimed));
+  let compressed = 0;
+  for (const plan of plans) {
+    if (plan.kind === "skip") continue;
+    if (plan.kind === "deterministic") commitRecords(plan, state, settings);
+    const toolRefs = state.refsForKeys(plan.lookupKeys);
+    const base = { chain: plan.chain, blockId: plan.blockId, toolRefs, compressedAt: now };
+    const body = plan.kind === "deterministic" ? buildDeterministicBody([...plan.indexed, ...recordsOf(plan, state)], plan.toolRefs) : undefined;
+    state.registerChain(buildChainEntry(body === undefined ? { ...base, deterministic: false } : { ...base, rangeSummaryText: body, deterministic: true }));
+    compressed++;
+  }
+  return compressed;
+}
+
+/**
+ * The open-chain step after a tool turn (extension/open-chain-step.ts): archives older outputs of
+ * the chain still open at the end of `messages`; true when it archived any.
+ */
+export function simulateOpenStep(messages: AgentMessage[], state: PruneState, live: LiveSettings): boolean {
+  const { settings } = live;
+  if (!settings.enabled || !settings.openChains.enabled) return false;
+  const open = detectOpenChain(messages, live.isProtected);
+  if (!open) return false;
+  const graceKeys = recoveryGraceKeys(messages, settings.recoveryGraceTurns);
+  const { plan } = planOpenChain(open, messages, state, graceKeys, settings.openChains);
+  if (!plan) return false;
+  commitRecords(plan, state, settings);
+  return true;
+}
+
+/** The records of the plan's outputs, indexed, then their refs registered (commit-group.ts's order). */
+function commitRecords(plan: DeterministicPlan, state: PruneState, settings: ChainpressSettings): void {
+  const records = plan.outputs.map((output) => recordOf(output, settings));
+  records.forEach((record, i) => state.indexRecord(record, { seedDedup: false }, plan.plannedKeys[i]));
+  records.forEach((record, i) => state.registerRef(buildRef(plan.reservedRefs[i]!, record.toolCallId, record.resultTimestamp), plan.plannedKeys[i]));
+}
+
+/** The plan's newly archived records, as the state now holds them (for the body). */
+function recordsOf(plan: DeterministicPlan, state: PruneState): ToolCallRecord[] {
+  return plan.plannedKeys.flatMap((key) => state.records.get(key) ?? []);
+}
+
+/** A backfilled record as the worker builds it (workers/archive-records.ts), minus what no render reads (hashes, preview, digest). */
+function recordOf(output: SpanOutput, settings: ChainpressSettings): ToolCallRecord {
+  const fields = outputFields(output);
+  const spill: SpillFields | undefined = shouldSpill(fields.resultText, settings.spillThreshold)
+    ? { spillBytes: Buffer.byteLength(fields.resultText, "utf8"), resultPreview: "", spillPath: `${fields.toolCallId}-${fields.resultTimestamp}.txt`, contentHash: "", spillDigest: "" }
+    : undefined;
+  const found = nonTextParts(output.result.content);
+  const parts: PartsFields | undefined = found.length === 0 ? undefined : { contentHash: "", parts: found.map(({ at, part }): ArchivedPart => ({ at, kind: "inline", part })) };
+  return buildBackfilledRecord(fields, spill, parts);
+}
