@@ -62,7 +62,9 @@ function* liveSteps(recording: Recording, live: LiveSettings): Generator<Context
     for (; entry < request.entryIndex; entry++) {
       const message = pi.add(entry);
       if (message !== undefined && flushesAfter(message)) {
-        const compressed = simulateFlush(pi.branchMessages, state, live, request.time);
+        // The flush runs as the reply ends: its chain entries' compressedAt (the rendered chain message's timestamp).
+        const at = typeof message.timestamp === "number" ? message.timestamp : request.time;
+        const compressed = simulateFlush(pi.branchMessages, state, live, at);
         chains += compressed;
         if (compressed > 0) stale = true;
       }
