@@ -101,6 +101,7 @@ describe("chainpress live on a session played through the extension", () => {
     const session = prepareReplay(played.branch);
     expect(session.recording.requests.length).toBe(played.contexts.length);
     const live = contextsOf(chainpressLive(settings).steps(session.recording));
+    expect(contextsOf(chainpressLive(settings, { renderEveryRequest: true }).steps(session.recording))).toEqual(live);
     // Something happened: chains were compressed and the open chain's older outputs archived.
     expect(played.compressedBefore.length).toBeGreaterThan(1);
     expect(JSON.stringify(played.contexts)).toContain("Archived output of bash");
@@ -128,6 +129,10 @@ describe("chainpress live on the real sessions", () => {
       const paidBack = live.compressions.filter((c) => c.paidBack).length;
       console.log(`${name}: ${asRun.requests.length} requests, as-run $${asRun.totals.cost.total.toFixed(2)}, chainpress live $${live.totals.cost.total.toFixed(2)} (saving ${(100 * saving).toFixed(1)}%), ${live.compressions.length} compressions (${live.compressions.reduce((n, c) => n + c.chains, 0)} chains), ${paidBack} paid back`);
       expect(Number.isFinite(live.totals.cost.total)).toBe(true);
+      // The incremental steps give what rendering pi's whole context at every request gives.
+      const everyRequest = replay(session, { kind: "source", source: chainpressLive(undefined, { renderEveryRequest: true }) });
+      expect(everyRequest.requests).toEqual(live.requests);
+      expect(everyRequest.compressions).toEqual(live.compressions);
     });
   }
 });

@@ -29,10 +29,15 @@ import { flushesAfter, simulateFlush, simulateOpenStep, type LiveSettings } from
 
 export const LIVE_POLICY_NAME = "chainpress live";
 
+export interface LiveOptions {
+  /** Render pi's whole context at every request instead of appending where nothing changed: the check of the incremental steps (linear per request). */
+  renderEveryRequest?: boolean;
+}
+
 /** The live policy under `settings` (default: the extension's defaults). */
-export function chainpressLive(settings: ChainpressSettings = DEFAULT_SETTINGS): ContextSource {
+export function chainpressLive(settings: ChainpressSettings = DEFAULT_SETTINGS, options: LiveOptions = {}): ContextSource {
   const live: LiveSettings = { settings, isProtected: makeProtectionPredicate(settings) };
-  return { name: LIVE_POLICY_NAME, steps: (recording) => liveSteps(recording, live) };
+  return { name: LIVE_POLICY_NAME, steps: (recording) => liveSteps(recording, live, options.renderEveryRequest === true) };
 }
 
 /** The render options the extension's context handler uses (extension/context-handler.ts `pruneOptions`). */
@@ -47,7 +52,7 @@ function renderOptions(live: LiveSettings): PruneOptions {
   };
 }
 
-function* liveSteps(recording: Recording, live: LiveSettings): Generator<ContextStep> {
+function* liveSteps(recording: Recording, live: LiveSettings, renderEveryRequest: boolean): Generator<ContextStep> {
   const { branch, requests } = recording;
   const options = renderOptions(live);
   const state = new PruneState();
@@ -71,14 +76,14 @@ function* liveSteps(recording: Recording, live: LiveSettings): Generator<Context
     }
     const last = pi.branchMessages[pi.branchMessages.length - 1];
     if (last?.role === "toolResult" && simulateOpenStep(pi.branchMessages, state, live)) stale = true;
-    if (pi.restarted) stale = true;
+    if (pi.restarted || renderEveryRequest) stale = true;
     pi.restarted = false;
     const context = pi.context;
     let step: ContextStep;
     if (stale) {
       const next = sentMessages(pruneMessages(context, state, options).messages);
       let keep = 0;
-      while (keep < sent.length && keep < next.length && sent[keep] === next[keep]) keep++;
+      while (keep < sent.length && keep < next.length && sameMessage(sent[keep]!, next[keep]!)) keep++;
       step = { keep, append: next.slice(keep), compressedChains: chains };
       sent = next;
     } else {
@@ -91,6 +96,11 @@ function* liveSteps(recording: Recording, live: LiveSettings): Generator<Context
     chains = 0;
     yield step;
   }
+}
+
+/** The same object, or a render's copy of the same message (a stub, a compressed chain: made anew by each render). */
+function sameMessage(a: AgentMessage, b: AgentMessage): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
