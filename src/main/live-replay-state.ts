@@ -78,7 +78,9 @@ export function simulateOpenStep(messages: AgentMessage[], state: PruneState, li
   if (!settings.enabled || !settings.openChains.enabled) return false;
   const open = detectOpenChain(messages, live.isProtected);
   if (!open) return false;
-  const graceKeys = recoveryGraceKeys(messages, settings.recoveryGraceTurns);
+  // The step reads grace only for the open chain's outputs, all after its user message: counted
+  // from there they are as old as counted over the branch (0 turns), and the cost stays the chain's.
+  const graceKeys = recoveryGraceKeys(messages.slice(open.startIndex), settings.recoveryGraceTurns);
   const { plan } = planOpenChain(open, messages, state, graceKeys, settings.openChains);
   if (!plan) return false;
   commitRecords(plan, state, settings);
