@@ -12,6 +12,12 @@ import { mergeSettings } from "../src/core/settings.js";
 import type { AgentMessage, SessionEntry } from "../src/core/session-types.js";
 import { chainpressLive } from "../src/main/live-replay-source.js";
 import { loadReplaySession } from "../src/main/replay-session.js";
+import { DetectedChains, flushesAfter } from "../src/main/live-replay-state.js";
+import { detectChains } from "../src/core/detect-chains.js";
+import { makeProtectionPredicate } from "../src/core/protection.js";
+import { branchMessagesSteps } from "../src/core/session-tree.js";
+import { DEFAULT_SETTINGS } from "../src/core/settings.js";
+import { runSteps } from "../src/core/steps.js";
 import { PiHost, tempAgentDir } from "./helpers/pi-host.js";
 import { MessageClock, piReply, piResult, piToolCall, piUser } from "./helpers/pi-session.js";
 
@@ -117,6 +123,25 @@ describe("chainpress live on a session played through the extension", () => {
 
 const dir = path.join(import.meta.dirname, "..", "fixtures", "real-pi-sessions");
 const realSessions = fs.readdirSync(dir).filter((file) => file.endsWith(".jsonl")).sort();
+const isProtected = makeProtectionPredicate(DEFAULT_SETTINGS);
+
+describe("chains detected as the branch grows", () => {
+  for (const name of realSessions) {
+    it(`${name}: at every closing reply, the chains detectChains finds on the whole branch so far`, async () => {
+      const session = await loadReplaySession(path.join(dir, name));
+      const messages = runSteps(branchMessagesSteps(session.recording.branch));
+      const detected = new DetectedChains();
+      let checked = 0;
+      messages.forEach((message, k) => {
+        if (!flushesAfter(message)) return;
+        const upTo = messages.slice(0, k + 1);
+        expect(detected.upTo(upTo, isProtected)).toEqual(detectChains(upTo, isProtected));
+        checked++;
+      });
+      expect(checked).toBeGreaterThan(10);
+    });
+  }
+});
 
 describe("chainpress live on the real sessions", () => {
   for (const name of realSessions) {

@@ -25,7 +25,7 @@ import { branchMessagesSteps, contextMessagesSteps } from "../core/session-tree.
 import { DEFAULT_SETTINGS, type ChainpressSettings } from "../core/settings.js";
 import type { AgentMessage, SessionEntry } from "../core/session-types.js";
 import { runSteps } from "../core/steps.js";
-import { flushesAfter, simulateFlush, simulateOpenStep, type LiveSettings } from "./live-replay-state.js";
+import { DetectedChains, flushesAfter, simulateFlush, simulateOpenStep, type LiveSettings } from "./live-replay-state.js";
 
 export const LIVE_POLICY_NAME = "chainpress live";
 
@@ -69,7 +69,7 @@ function* liveSteps(recording: Recording, live: LiveSettings, renderEveryRequest
       if (message !== undefined && flushesAfter(message)) {
         // The flush runs as the reply ends: its chain entries' compressedAt (the rendered chain message's timestamp).
         const at = typeof message.timestamp === "number" ? message.timestamp : request.time;
-        const compressed = simulateFlush(pi.branchMessages, state, live, at);
+        const compressed = simulateFlush(pi.branchMessages, state, live, at, pi.chains);
         chains += compressed;
         if (compressed > 0) stale = true;
       }
@@ -112,6 +112,8 @@ class PiView {
   branchMessages: AgentMessage[] = [];
   /** Set when the context was rebuilt rather than grown. */
   restarted = false;
+  /** The branch's chains, detected as it grows. */
+  readonly chains = new DetectedChains();
   private edits: ContextEdits = new Map() as ContextEdits;
 
   constructor(private readonly branch: readonly SessionEntry[]) {}
@@ -123,6 +125,7 @@ class PiView {
       const upTo = this.branch.slice(0, index + 1);
       this.edits = editsOnBranch(upTo);
       this.branchMessages = runSteps(branchMessagesSteps(upTo, undefined, this.edits));
+      this.chains.reset();
     }
     if (entry.type === "compaction" || entry.type === "context_edit") {
       this.context = runSteps(contextMessagesSteps(this.branch.slice(0, index + 1), undefined, this.edits));

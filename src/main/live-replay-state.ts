@@ -13,10 +13,10 @@ import { buildBackfilledRecord, buildChainEntry, buildRef, type PartsFields, typ
 import { buildDeterministicBody } from "../core/deterministic-body.js";
 import { detectChains, detectOpenChain } from "../core/detect-chains.js";
 import { outputFields, type SpanOutput } from "../core/extract-records.js";
-import { toolCallParts } from "../core/message-text.js";
+import { isSyntheticChainMessage, toolCallParts } from "../core/message-text.js";
 import type { ProtectionPredicate } from "../core/protection.js";
 import type { PruneState } from "../core/prune-state.js";
-import type { ToolCallRecord } from "../core/prune-types.js";
+import type { ChainRange, ToolCallRecord } from "../core/prune-types.js";
 import { recoveryGraceKeys, selectEligible } from "../core/select-eligible.js";
 import type { ChainpressSettings } from "../core/settings.js";
 import type { AgentMessage } from "../core/session-types.js";
@@ -45,12 +45,13 @@ export function flushesAfter(message: AgentMessage): boolean {
  * The flush after the closing reply, the last of `messages` (the branch's messages up to it):
  * the chains it compresses (extension/compress-pass.ts, main/compress-eligible.ts), at `now`.
  */
-export function simulateFlush(messages: AgentMessage[], state: PruneState, live: LiveSettings, now: number): number {
+export function simulateFlush(messages: AgentMessage[], state: PruneState, live: LiveSettings, now: number, detected: DetectedChains): number {
   const { settings } = live;
   if (!settings.enabled || !settings.chainCompression.enabled) return 0;
-  const chains = detectChains(messages, live.isProtected);
-  // As passInput: grace from the persisted branch, without the closing reply.
-  const graceKeys = recoveryGraceKeys(messages.slice(0, -1), settings.recoveryGraceTurns);
+  const chains = detected.upTo(messages, live.isProtected);
+  // As passInput: grace from the persisted branch, without the closing reply (an assistant
+  // message, which grace does not count).
+  const graceKeys = recoveryGraceKeys(messages.slice(graceStart(messages, settings.recoveryGraceTurns)), settings.recoveryGraceTurns);
   const eligible = selectEligible(chains, settings.chainCompression.rollingWindow, (start) => state.isCompressed(start), graceKeys);
   if (eligible.length === 0) return 0;
   const spans = runSteps(SpanIndex.steps(messages, eligible));
@@ -67,6 +68,53 @@ export function simulateFlush(messages: AgentMessage[], state: PruneState, live:
     compressed++;
   }
   return compressed;
+}
+
+/**
+ * detectChains over a branch that only grows, in pieces: a real user message starts a chain
+ * afresh, so the chains before the last one found stay as they are, and each call scans from the
+ * start of that last chain on. `reset` when the branch's messages were rebuilt (a context edit).
+ */
+export class DetectedChains {
+  private final: ChainRange[] = [];
+  /** Where the last chain found starts (a real user message), or 0. */
+  private from = 0;
+
+  reset(): void {
+    this.final = [];
+    this.from = 0;
+  }
+
+  /** detectChains(messages) for `messages`, which extend those of the previous call. */
+  upTo(messages: readonly AgentMessage[], isProtected: ProtectionPredicate): ChainRange[] {
+    const tail = detectChains(messages.slice(this.from), isProtected);
+    const all = [...this.final, ...tail];
+    let last = messages.length - 1;
+    while (last >= this.from && !(messages[last]!.role === "user" && !isSyntheticChainMessage(messages[last]!))) last--;
+    if (last > this.from) {
+      // Every chain starts at a real user message: the one starting at `last`, if found, is the last.
+      const kept = tail.length - 1;
+      if (kept > 0 && tail[kept]!.startUserTimestamp === messages[last]!.timestamp) {
+        this.final.push(...tail.slice(0, kept));
+        this.from = last;
+      }
+    }
+    return all;
+  }
+}
+
+/**
+ * Where counting recovery grace may start: results before the user message that has more than
+ * `graceTurns` user messages from it to the end are older than the grace (select-eligible.ts), so
+ * recoveryGraceKeys gives the same keys from there.
+ */
+function graceStart(messages: readonly AgentMessage[], graceTurns: number): number {
+  if (!(graceTurns > 0) || !Number.isFinite(graceTurns)) return 0;
+  let users = 0;
+  for (let k = messages.length - 1; k >= 0; k--) {
+    if (messages[k]!.role === "user" && ++users > Math.floor(graceTurns)) return k;
+  }
+  return 0;
 }
 
 /**
