@@ -18,6 +18,7 @@ import { makeProtectionPredicate } from "../src/core/protection.js";
 import { branchMessagesSteps } from "../src/core/session-tree.js";
 import { DEFAULT_SETTINGS } from "../src/core/settings.js";
 import { runSteps } from "../src/core/steps.js";
+import { QUERY_TOOL_NAME } from "../src/core/custom-types.js";
 import { PiHost, tempAgentDir } from "./helpers/pi-host.js";
 import { MessageClock, piReply, piResult, piToolCall, piUser } from "./helpers/pi-session.js";
 
@@ -42,7 +43,7 @@ interface Played {
  * event on the branch so far (its output recorded); a tool turn ends with turn_end (the
  * open-chain step), a text reply with the run's end (the flush). Each step is awaited.
  */
-async function play(chains: Array<{ label: string; outputs: string[] }>): Promise<Played> {
+async function play(chains: Array<{ label: string; outputs: string[]; tool?: string }>): Promise<Played> {
   const agentDir = tempAgentDir(SETTINGS);
   dirs.push(agentDir);
   const host = await PiHost.start(SessionManager.inMemory(), agentDir);
@@ -57,12 +58,12 @@ async function play(chains: Array<{ label: string; outputs: string[] }>): Promis
     contexts.push((await host.context()).output);
     await host.message(message);
   };
-  for (const { label, outputs } of chains) {
+  for (const { label, outputs, tool = "bash" } of chains) {
     await host.message(piUser(clock, `prompt ${label}`));
     for (const [i, output] of outputs.entries()) {
       const id = `${label}_call_${i}`;
-      await request(piToolCall(clock, id, "bash", { command: `produce ${label} ${i}` }));
-      const result = piResult(clock, id, "bash", output);
+      await request(piToolCall(clock, id, tool, { command: `produce ${label} ${i}` }));
+      const result = piResult(clock, id, tool, output);
       await host.message(result);
       await host.emit("turn_end", { type: "turn_end", turnIndex: i, message: undefined, toolResults: [result] });
       await host.idle();
@@ -102,6 +103,12 @@ describe("chainpress live on a session played through the extension", () => {
       { label: "c2", outputs: [text("gamma", 300), text("delta", 300), text("eps", 300)] },
       { label: "c3", outputs: [text("zeta", 40)] },
       { label: "c4", outputs: [text("eta", 40), text("theta", 40)] },
+      // A recovery: its chain waits out the grace (3 user turns) before it is compressed.
+      { label: "c5", outputs: [text("iota", 40)], tool: QUERY_TOOL_NAME },
+      { label: "c6", outputs: [text("kappa", 40)] },
+      { label: "c7", outputs: [text("lambda", 40)] },
+      { label: "c8", outputs: [text("mu", 40)] },
+      { label: "c9", outputs: [text("nu", 40)] },
     ]);
     const settings = mergeSettings(SETTINGS).settings;
     const session = prepareReplay(played.branch);
