@@ -8,13 +8,15 @@
  * (core/render/prune-messages.ts) of pi's context over that state, as the provider is sent it.
  * pi's compactions and context edits stay where the recording has them: the context restarts
  * there as pi's did (with chainpress some would not have happened; that is not modelled).
+ * A flush and a step are taken to finish before the next request, as they do when pi waits for
+ * them (live, the next request may leave first: issue 47 item 5).
  * Incremental: while the state is unchanged and pi's context only grew, the step appends the new
  * messages (they hold no archived output and no compressed chain); a full render happens only
  * after something was archived or compressed, or where pi's context restarted.
  * In main/ with the state it advances (live-replay-state.ts says why); no I/O.
  */
 
-import { editsOnBranch, type ContextEdits } from "../core/context-edits.js";
+import { editedOutputs, editsOnBranch, type ContextEdits, type EditedOutput } from "../core/context-edits.js";
 import { mapBudgetOf } from "../core/archive-map.js";
 import { makeProtectionPredicate } from "../core/protection.js";
 import { PruneState } from "../core/prune-state.js";
@@ -81,7 +83,8 @@ function* liveSteps(recording: Recording, live: LiveSettings, renderEveryRequest
     const context = pi.context;
     let step: ContextStep;
     if (stale) {
-      const next = sentMessages(pruneMessages(context, state, options).messages);
+      const edited = pi.editedOutputs.size === 0 ? options : { ...options, editedOutputs: pi.editedOutputs };
+      const next = sentMessages(pruneMessages(context, state, edited).messages);
       let keep = 0;
       while (keep < sent.length && keep < next.length && sameMessage(sent[keep]!, next[keep]!)) keep++;
       step = { keep, append: next.slice(keep), compressedChains: chains };
@@ -114,6 +117,8 @@ class PiView {
   restarted = false;
   /** The branch's chains, detected as it grows. */
   readonly chains = new DetectedChains();
+  /** Archived outputs the context edits so far changed (the render shows them as edited: extension/edit-tracker.ts). */
+  editedOutputs: ReadonlyMap<string, EditedOutput> = new Map();
   private edits: ContextEdits = new Map() as ContextEdits;
 
   constructor(private readonly branch: readonly SessionEntry[]) {}
@@ -126,6 +131,7 @@ class PiView {
       this.edits = editsOnBranch(upTo);
       this.branchMessages = runSteps(branchMessagesSteps(upTo, undefined, this.edits));
       this.chains.reset();
+      this.editedOutputs = editedOutputs(upTo, this.edits);
     }
     if (entry.type === "compaction" || entry.type === "context_edit") {
       this.context = runSteps(contextMessagesSteps(this.branch.slice(0, index + 1), undefined, this.edits));
