@@ -55,11 +55,11 @@ describe("chainpress cost on the real sessions", () => {
       expect(s.recordedCost).toBeCloseTo(recordedTotal(file), 6);
       expect(Math.abs(s.asRunCost - s.recordedCost) / s.recordedCost).toBeLessThan(0.02);
       expect(s.priceSource).toMatch(/^recorded/);
-      // The engine has no chainpress-live policy yet: said, never invented.
-      expect(s.chainpressCost).toBeNull();
-      expect(s.chainpressNote).toMatch(/not available/);
-      expect(s.compressions).toBeNull();
-      expect(s.paidBack).toBeNull();
+      // The chainpress-live policy replayed: a bill, its compressions and how many paid back.
+      expect(s.chainpressNote).toBeNull();
+      expect(s.chainpressCost).toBeGreaterThan(0);
+      expect(s.compressions).toBeGreaterThanOrEqual(s.paidBack!);
+      expect(s.paidBack).toBeGreaterThanOrEqual(0);
       expect(sha256(file)).toBe(before);
       expect(fs.readdirSync(dir)).toEqual([name]);
     });
@@ -81,7 +81,8 @@ describe("chainpress cost on the real sessions", () => {
     const text = runCli(["cost", dir]);
     expect(text.status).toBe(0);
     expect(text.out).toMatch(new RegExp(`total: ${realNames.length} sessions`));
-    expect(text.out).toMatch(/chainpress: +not available/);
+    expect(report.totals.chainpressCost).toBeCloseTo(report.sessions.reduce((a, s) => a + s.chainpressCost!, 0), 9);
+    expect(text.out).toMatch(/\n {2}chainpress: +\$/);
   });
 
   it("--cache-ttl 1h changes the as-run figures; a bad value is a usage error", () => {

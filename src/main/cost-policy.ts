@@ -1,13 +1,14 @@
 /**
- * The chainpress-live policy `chainpress cost` replays against as run. The replay engine
- * (core/replay) does not define one yet, so this answers with the reason; the command then says
- * "not available" and reports no chainpress figure. When the engine gains it, this is the one
- * place that builds it from the command's settings.
+ * The chainpress-live policy `chainpress cost` replays against as run: the extension's own flush
+ * and open-chain step, simulated (main/live-replay-source.ts), under the command's settings over
+ * the settings files'.
  */
 
 import type { ReplayPolicy } from "../core/replay/policy.js";
+import type { ChainpressSettings } from "../core/settings.js";
+import { chainpressLive } from "./live-replay-source.js";
 
-/** The settings a chainpress-live policy takes, as `compact` takes them. */
+/** The settings a chainpress-live policy takes, as `compact` takes them (echoed in `--json`). */
 export interface LivePolicySettings {
   rollingWindow: number;
   protectedTools: readonly string[];
@@ -16,8 +17,14 @@ export interface LivePolicySettings {
   openChains: boolean;
 }
 
-export const LIVE_POLICY_MISSING = "not available: the replay engine has no chainpress-live policy yet";
-
-export function chainpressLivePolicy(_settings: LivePolicySettings): ReplayPolicy | { note: string } {
-  return { note: LIVE_POLICY_MISSING };
+export function chainpressLivePolicy(live: LivePolicySettings, base: ChainpressSettings): ReplayPolicy {
+  const settings: ChainpressSettings = {
+    ...base,
+    protectedTools: [...live.protectedTools],
+    protectedPaths: [...live.protectedPaths],
+    spillThreshold: live.spillThreshold,
+    chainCompression: { ...base.chainCompression, rollingWindow: live.rollingWindow },
+    openChains: { ...base.openChains, enabled: live.openChains },
+  };
+  return { kind: "source", source: chainpressLive(settings) };
 }

@@ -5,6 +5,7 @@
 
 import { sessionCost, type SessionCost } from "../core/cost/session-cost.js";
 import { prepareReplay, replay, type ReplayResult, type ReplaySettings } from "../core/replay/replay.js";
+import type { ChainpressSettings } from "../core/settings.js";
 import { walkBranch } from "../core/session-tree.js";
 import { readSession } from "../io/read-session.js";
 import type { SessionWarningCode } from "../io/session-errors.js";
@@ -22,15 +23,20 @@ export interface CostRun {
   warnings: string[];
 }
 
-export async function costOfSession(file: string, replaySettings: ReplaySettings, live: LivePolicySettings): Promise<CostRun> {
+export async function costOfSession(file: string, replaySettings: ReplaySettings, live: LivePolicySettings, base: ChainpressSettings): Promise<CostRun> {
   const loaded = await readSession(file, { malformedLines: "skip" });
   const walk = walkBranch(loaded.entries);
   const warnings = loaded.warnings.filter((w) => LEFT_OUT.has(w.code)).map((w) => w.message);
   if (walk.broken !== null) warnings.push(`${file}: branch ends early: ${walk.broken.reason} at entry ${walk.broken.entryId} (parent ${walk.broken.parentId}); the replay covers the reachable part`);
   const session = prepareReplay(walk.entries);
   const asRun = replay(session, { kind: "as-run" }, replaySettings);
-  const policy = chainpressLivePolicy(live);
-  if ("note" in policy) return { cost: sessionCost(file, session, asRun, policy), asRun, chainpress: null, warnings };
-  const chainpress = replay(session, policy, replaySettings);
+  let chainpress: ReplayResult;
+  try {
+    chainpress = replay(session, chainpressLivePolicy(live, base), replaySettings);
+  } catch (error) {
+    // The live policy refuses what the extension's planners refuse; the as-run figures still stand.
+    const note = `not available: the chainpress replay failed: ${error instanceof Error ? error.message : String(error)}`;
+    return { cost: sessionCost(file, session, asRun, { note }), asRun, chainpress: null, warnings };
+  }
   return { cost: sessionCost(file, session, asRun, chainpress), asRun, chainpress, warnings };
 }

@@ -22,7 +22,7 @@ export async function runCost(io: CliIo, inputs: string[], raw: RawCostOptions):
   if (files.length === 0) throw new CliError(`${inputs.join(", ")}: no *.jsonl session files found`);
   if (raw.chart !== undefined && files.length !== 1) throw new UsageError(`--chart takes exactly one session (${files.length} given)`);
   const live: LivePolicySettings = {
-    rollingWindow: raw.rollingWindow,
+    rollingWindow: raw.rollingWindow ?? settings.settings.chainCompression.rollingWindow,
     protectedTools: raw.protectedTools ?? settings.settings.protectedTools,
     protectedPaths: raw.protectedPaths ?? settings.settings.protectedPaths,
     spillThreshold: raw.spillThreshold ?? settings.settings.spillThreshold,
@@ -37,7 +37,7 @@ export async function runCost(io: CliIo, inputs: string[], raw: RawCostOptions):
     progress(i, named);
     try {
       const { file } = resolveSessionPath(named, followLinks);
-      const run = await costOfSession(file, { cacheTtlMs: raw.cacheTtl }, live);
+      const run = await costOfSession(file, { cacheTtlMs: raw.cacheTtl }, live, settings.settings);
       progress(-1, "");
       for (const warning of run.warnings) writeErr(io, `chainpress: warning: ${warning}`);
       sessions.push(run.cost);

@@ -12,7 +12,7 @@ export interface RawCostOptions extends FollowLinksFlag, ProtectionFlags {
   json?: boolean;
   chart?: string;
   spillThreshold?: number;
-  rollingWindow: number;
+  rollingWindow?: number;
   /** False with `--no-open-chains`. */
   openChains: boolean;
 }
@@ -51,7 +51,7 @@ export function registerCost(program: Command, io: CliIo, exit: ExitState): void
     .addOption(new Option("--cache-ttl <5m|1h>", "the prompt cache's lifetime").argParser(cacheTtlParser).default(CACHE_TTL_5M_MS, "5m"));
   addProtectionOptions(command)
     .option("--spill-threshold <chars>", `the chainpress policy's spill threshold (default: ${DEFAULT_SPILL_THRESHOLD})`, integerParser(1))
-    .option("--rolling-window <k>", "the chainpress policy leaves the newest K closed chains uncompressed", integerParser(0), 0)
+    .option("--rolling-window <k>", "the chainpress policy leaves the newest K closed chains uncompressed (default: the settings', 3)", integerParser(0))
     .option("--no-open-chains", "the chainpress policy leaves open chains whole");
   addFollowLinksOption(command)
     .addHelpText("after", EXAMPLES)
