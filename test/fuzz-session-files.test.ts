@@ -551,14 +551,14 @@ describe("lone surrogates in tool outputs", () => {
     const lines = buildEntries({
       version: 3,
       sessionId: "5a000000-0000-4000-8000-000000000000",
-      chains: [{ prompt: "p", turns: [[{ id: "call_1", name: "bash", args: {}, output: "half an emoji: \uD83D", shape: 0, isError: false, missingResult: false }]], closed: true }],
+      chains: [{ prompt: "p", turns: [[{ id: "call_1", name: "bash", args: {}, output: `${"padding line\n".repeat(200)}half an emoji: \uD83D`, shape: 0, isError: false, missingResult: false }]], closed: true }],
       existing: [],
     });
     fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     const report = await compactSession({ file, runner });
     expect(report.recordsArchived).toBe(1);
     const [record] = (await loadSessionModel(file)).state.records.values();
-    expect(record!.resultText).toBe("half an emoji: \uD83D");
+    expect(record!.resultText).toBe(`${"padding line\n".repeat(200)}half an emoji: \uD83D`);
   });
 });
 
@@ -607,8 +607,8 @@ describe("bugs the fuzzer found: regressions for the fixed ones, `it.fails` pins
       HEADER,
       line("a", null, { role: "user", content: "hi", timestamp: 1 }),
       line("b", "a", { role: "assistant", content: [{ type: "toolCall", id: "ok1", name: "bash", arguments: {} }, { type: "toolCall", id: "", name: "bash", arguments: {} }], timestamp: 2 }),
-      line("c", "b", { role: "toolResult", toolCallId: "", toolName: "bash", content: [{ type: "text", text: "out" }], isError: false, timestamp: 3 }),
-      line("e", "c", { role: "toolResult", toolCallId: "ok1", toolName: "bash", content: [{ type: "text", text: "ok" }], isError: false, timestamp: 4 }),
+      line("c", "b", { role: "toolResult", toolCallId: "", toolName: "bash", content: [{ type: "text", text: "out\n".repeat(300) }], isError: false, timestamp: 3 }),
+      line("e", "c", { role: "toolResult", toolCallId: "ok1", toolName: "bash", content: [{ type: "text", text: "ok\n".repeat(300) }], isError: false, timestamp: 4 }),
       line("d", "e", { role: "assistant", content: [{ type: "text", text: "done" }], timestamp: 5 }),
     ]);
     expect(error).toBeUndefined();
