@@ -7,6 +7,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, copyReal, ensureBuilt, NO_AGENT_DIR, REAL_SESSIONS, removeTempDirs, runCli, sha256, tempDir } from "./helpers/cli-harness.js";
 import { allElements, parseStrictXml } from "./helpers/strict-xml.js";
+import { SessionManager } from "@mariozechner/pi-coding-agent";
+import { PiHost, tempAgentDir } from "./helpers/pi-host.js";
 
 const realNames = fs.readdirSync(REAL_SESSIONS).filter((f) => f.endsWith(".jsonl")).sort();
 
@@ -108,7 +110,12 @@ describe("chainpress cost --chart", () => {
     expect(root.name).toBe("svg");
     const names = new Set(allElements(root).map((e) => e.name));
     for (const forbidden of ["script", "image", "a", "foreignObject"]) expect(names.has(forbidden)).toBe(false);
-    expect(allElements(root).some((e) => e.name === "text" && e.text.includes("as run"))).toBe(true);
+    const texts = allElements(root).filter((e) => e.name === "text").map((e) => e.text);
+    // Both runs, and the compressions the chainpress run made, each named in the legend.
+    const [cost] = costJson([path.join(REAL_SESSIONS, "before-compaction.jsonl")]).sessions;
+    for (const label of ["as run", "chainpress", `compression (${cost!.compressions})`]) expect(texts, label).toContain(label);
+    // Two series per panel: prompt tokens and cumulative bill, as run and with chainpress.
+    expect(allElements(root).filter((e) => e.name === "polyline")).toHaveLength(4);
     expect(fs.readdirSync(dir)).toEqual(["cost.svg"]);
   });
 
@@ -221,5 +228,40 @@ describe("chainpress cost --help", () => {
     expect(result.status).toBe(0);
     for (const flag of ["--json", "--chart", "--cache-ttl", "--rolling-window", "--protected-tools", "--spill-threshold", "--no-open-chains", "--follow-links"]) expect(result.out).toContain(flag);
     expect(result.out).toMatch(/Read-only/);
+  });
+});
+
+describe("/pruner status's saving so far", () => {
+  it("is the cost replay's: the same bills `chainpress cost` gives for the session under the same settings", async () => {
+    const dir = tempDir("chainpress-status-bill-");
+    const file = copyReal("session.jsonl", dir);
+    const agentDir = tempAgentDir({ workers: 0 });
+    const host = await PiHost.start(SessionManager.open(file, dir), agentDir);
+    await host.command("/pruner status");
+    const line = host.notices.at(-1)!.message.split("\n").find((text) => text.startsWith("saving so far:")) ?? "";
+    const figures = /over ([\d,]+) requests \(replayed: \$(\d+\.\d\d) without chainpress, \$(\d+\.\d\d) with; 5-minute cache\)$/.exec(line);
+    expect(figures, line).not.toBeNull();
+    // The test agent dir runs the flush at each reply with a window of 3 (bench/lib/pi-agent-dir.ts).
+    const [cost] = costJson(["--trigger", "each-reply", "--rolling-window", "3", file]).sessions;
+    expect(Number(figures![1]!.replace(/,/g, ""))).toBe(cost!.requests);
+    expect(figures![2]).toBe(cost!.asRunCost.toFixed(2));
+    expect(figures![3]).toBe(cost!.chainpressCost!.toFixed(2));
+    expect(cost!.chainpressCost!).toBeLessThan(cost!.asRunCost);
+    fs.rmSync(agentDir, { recursive: true, force: true });
+  });
+
+  it("a session file over 16 MiB is not replayed on pi's thread: the line names the command that does", async () => {
+    const dir = tempDir("chainpress-status-bill-large-");
+    const file = copyReal("session.jsonl", dir);
+    const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");
+    const last = JSON.parse(lines[lines.length - 1]!) as { id: string };
+    const pad = { type: "custom", customType: "padding", data: { text: "x".repeat(17 * 1024 * 1024) }, id: "pad00001", parentId: last.id, timestamp: new Date().toISOString() };
+    fs.appendFileSync(file, `${JSON.stringify(pad)}\n`);
+    const agentDir = tempAgentDir({ workers: 0 });
+    const host = await PiHost.start(SessionManager.open(file, dir), agentDir);
+    await host.command("/pruner status");
+    const line = host.notices.at(-1)!.message.split("\n").find((text) => text.startsWith("saving so far:"));
+    expect(line).toBe(`saving so far: not replayed here (${(fs.statSync(file).size / 1e6).toFixed(0)} MB session); run: chainpress cost ${JSON.stringify(file)}`);
+    fs.rmSync(agentDir, { recursive: true, force: true });
   });
 });

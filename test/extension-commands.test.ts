@@ -75,8 +75,9 @@ describe("/pruner compact", () => {
     // Nothing spilled: no spill folder exists, so none is named.
     expect(lines[2]).toBe("archived: 1 outputs, 0 spilled");
     expect(lines[3]).toMatch(/^context: ~[\d,]+ -> ~[\d,]+ tokens \(~[\d,]+ saved\)$/);
-    expect(lines[4]).toBe("diagnostics: unresolved-range 0, range-id-mismatch 0, orphan-sweep 0, backfill-empty 0, backfill-skipped 0");
-    expect(lines[5]).toBe("errors: none");
+    expect(lines[4]).toMatch(/^saving so far: ~[\d,]+ prompt tokens, \$\d+\.\d\d( \(-?\d+\.\d%\))? over [\d,]+ requests \(replayed: \$\d+\.\d\d without chainpress, \$\d+\.\d\d with; 5-minute cache\)$/);
+    expect(lines[5]).toBe("diagnostics: unresolved-range 0, range-id-mismatch 0, orphan-sweep 0, backfill-empty 0, backfill-skipped 0");
+    expect(lines[6]).toBe("errors: none");
   });
 
   it("status says what the last compact cost pi's process, measured while it ran", async () => {

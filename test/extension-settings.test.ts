@@ -10,7 +10,7 @@ import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSettings, persistEnabled, resolveAgentDir } from "../src/io/settings-file.js";
-import { DEFAULT_SETTINGS, defaultSettingsFor, defaultWorkersFor, mergeSettings } from "../src/core/settings.js";
+import { DEFAULT_CHAIN_COMPRESSION, DEFAULT_SETTINGS, defaultSettingsFor, defaultWorkersFor, mergeSettings } from "../src/core/settings.js";
 import { PiHost } from "./helpers/pi-host.js";
 
 const dirs: string[] = [];
@@ -27,7 +27,7 @@ function agentDirWith(settings: unknown): string {
 describe("mergeSettings", () => {
   it("keeps the other nested defaults when only rollingWindow is given (upstream drops `enabled`)", () => {
     const { settings, warnings } = mergeSettings({ chainCompression: { rollingWindow: 5 } });
-    expect(settings.chainCompression).toEqual({ enabled: true, rollingWindow: 5, stripFinalAssistantThinking: true });
+    expect(settings.chainCompression).toEqual({ ...DEFAULT_CHAIN_COMPRESSION, enabled: true, rollingWindow: 5, stripFinalAssistantThinking: true });
     expect(settings.spillThreshold).toBe(65536);
     expect(warnings).toEqual([]);
   });
@@ -55,13 +55,13 @@ describe("mergeSettings", () => {
       showStatusLine: "yes",
       colour: "blue",
     });
-    expect(settings.chainCompression).toEqual({ enabled: false, rollingWindow: 3, stripFinalAssistantThinking: true });
+    expect(settings.chainCompression).toEqual({ ...DEFAULT_CHAIN_COMPRESSION, enabled: false, rollingWindow: 1, stripFinalAssistantThinking: true });
     expect(settings.spillThreshold).toBe(65536);
     expect(settings.workers).toBe(2);
     expect(settings.protectedTools).toEqual([]);
     expect(settings.showStatusLine).toBe(true);
     expect(warnings).toEqual([
-      'chainpress.chainCompression.rollingWindow: expected a number, got the string "5"; default 3 kept',
+      'chainpress.chainCompression.rollingWindow: expected a number, got the string "5"; default 1 kept',
       "chainpress.spillThreshold: expected at least 1, got 0; default 65536 kept",
       "chainpress.protectedTools: expected a list of strings, got a list; default [] kept",
       'chainpress.showStatusLine: expected a boolean, got the string "yes"; default true kept',

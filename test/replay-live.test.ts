@@ -3,11 +3,14 @@
 // extension's context handler returned for it, and its compression events are the flushes that
 // compressed; on the real sessions it replays and its saving against as-run is printed.
 import fs from "node:fs";
+import os from "node:os";
+import { DEFAULT_SEED, PRESETS } from "../bench/fixtures/presets.js";
+import { generateSession } from "../bench/fixtures/generate-session.js";
 import path from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContextStep } from "../src/core/replay/policy.js";
-import { prepareReplay, replay } from "../src/core/replay/replay.js";
+import { prepareReplay, replay, replayEnvironment } from "../src/core/replay/replay.js";
 import { mergeSettings } from "../src/core/settings.js";
 import type { AgentMessage, SessionEntry } from "../src/core/session-types.js";
 import { chainpressLive } from "../src/main/live-replay-source.js";
@@ -27,8 +30,14 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Window 1, and an open-chain step that fires on a few hundred tokens. */
-const SETTINGS = { workers: 0, chainCompression: { rollingWindow: 1 }, openChains: { triggerTokens: 300, keepRecent: 1, minReclaimTokens: 100 } };
+/** Window 1, the flush at each reply, and an open-chain step that fires on a few hundred tokens. */
+const SETTINGS = { workers: 0, chainCompression: { rollingWindow: 1, trigger: "each-reply" }, openChains: { triggerTokens: 300, keepRecent: 1, minReclaimTokens: 100 } };
+/**
+ * The same under `when-it-pays` with a short horizon: some flushes wait for later replies. The
+ * cache lives an hour, so the extension (wall-clock time) and the replay (the messages' times)
+ * both see it warm throughout.
+ */
+const PAYS_SETTINGS = { ...SETTINGS, chainCompression: { rollingWindow: 1, trigger: "when-it-pays", paybackRequests: 10, cacheTtlSeconds: 3600 } };
 
 interface Played {
   branch: SessionEntry[];
@@ -43,8 +52,8 @@ interface Played {
  * event on the branch so far (its output recorded); a tool turn ends with turn_end (the
  * open-chain step), a text reply with the run's end (the flush). Each step is awaited.
  */
-async function play(chains: Array<{ label: string; outputs: string[]; tool?: string }>): Promise<Played> {
-  const agentDir = tempAgentDir(SETTINGS);
+async function play(chains: Array<{ label: string; outputs: string[]; tool?: string }>, settings: Record<string, unknown> = SETTINGS): Promise<Played> {
+  const agentDir = tempAgentDir(settings);
   dirs.push(agentDir);
   const host = await PiHost.start(SessionManager.inMemory(), agentDir);
   const clock = new MessageClock();
@@ -96,10 +105,8 @@ function withoutChainTimes(contexts: unknown[][]): unknown {
 
 const text = (label: string, n: number) => `${label} `.repeat(n);
 
-describe("chainpress live on a session played through the extension", () => {
-  it("gives, for every request, the context the extension's handler returned; counts its compressions", async () => {
-    const played = await play([
-      { label: "c1", outputs: [text("alpha", 40), text("beta", 40)] },
+const CHAINS = [
+  { label: "c1", outputs: [text("alpha", 40), text("beta", 40)] },
       { label: "c2", outputs: [text("gamma", 300), text("delta", 300), text("eps", 300)] },
       { label: "c3", outputs: [text("zeta", 40)] },
       { label: "c4", outputs: [text("eta", 40), text("theta", 40)] },
@@ -108,24 +115,44 @@ describe("chainpress live on a session played through the extension", () => {
       { label: "c6", outputs: [text("kappa", 40)] },
       { label: "c7", outputs: [text("lambda", 40)] },
       { label: "c8", outputs: [text("mu", 40)] },
-      { label: "c9", outputs: [text("nu", 40)] },
-    ]);
-    const settings = mergeSettings(SETTINGS).settings;
+  { label: "c9", outputs: [text("nu", 40)] },
+];
+
+/** Chains whose outputs outweigh their compressed form, of uneven sizes: some flushes pay back at once, some wait. */
+const PAYS_CHAINS = [
+  { label: "p1", outputs: [text("alpha", 400), text("beta", 400)] },
+  { label: "p2", outputs: [text("gamma", 100)] },
+  { label: "p3", outputs: [text("delta", 100)] },
+  { label: "p4", outputs: [text("eps", 900), text("zeta", 900)] },
+  { label: "p5", outputs: [text("eta", 100)] },
+  { label: "p6", outputs: [text("theta", 1200)] },
+  { label: "p7", outputs: [text("iota", 100)] },
+];
+
+describe("chainpress live on a session played through the extension", () => {
+  for (const [name, raw, chains] of [["each reply", SETTINGS, CHAINS], ["when it pays", PAYS_SETTINGS, PAYS_CHAINS]] as const) {
+  it(`${name}: gives, for every request, the context the extension's handler returned; counts its compressions`, async () => {
+    const played = await play(chains, raw);
+    const settings = mergeSettings(raw).settings;
     const session = prepareReplay(played.branch);
+    const environment = replayEnvironment(session, settings.chainCompression.cacheTtlSeconds * 1000);
     expect(session.recording.requests.length).toBe(played.contexts.length);
-    const live = contextsOf(chainpressLive(settings).steps(session.recording));
-    expect(contextsOf(chainpressLive(settings, { renderEveryRequest: true }).steps(session.recording))).toEqual(live);
+    const live = contextsOf(chainpressLive(settings).steps(session.recording, environment));
+    expect(contextsOf(chainpressLive(settings, { renderEveryRequest: true }).steps(session.recording, environment))).toEqual(live);
     // Something happened: chains were compressed and the open chain's older outputs archived.
     expect(played.compressedBefore.length).toBeGreaterThan(1);
     expect(JSON.stringify(played.contexts)).toContain("Archived output of bash");
     // A compressed chain's message carries the flush's wall-clock time (compressedAt), which no
     // provider is sent; the replay puts the closing reply's time there. Compared without it.
     expect(withoutChainTimes(live)).toEqual(withoutChainTimes(played.contexts));
-    const result = replay(session, { kind: "source", source: chainpressLive(settings) });
+    const result = replay(session, { kind: "source", source: chainpressLive(settings) }, { cacheTtlMs: environment.cacheTtlMs });
     expect(result.policy).toBe("chainpress live");
     expect(result.compressions.map((c) => c.request)).toEqual(played.compressedBefore);
-    expect(result.compressions.every((c) => c.chains === 1)).toBe(true);
+    // At each reply one chain crosses the window; waiting for the saving to pay batches them.
+    if (raw === SETTINGS) expect(result.compressions.every((c) => c.chains === 1)).toBe(true);
+    else expect(result.compressions.some((c) => c.chains > 1)).toBe(true);
   });
+  }
 });
 
 const dir = path.join(import.meta.dirname, "..", "fixtures", "real-pi-sessions");
@@ -167,4 +194,20 @@ describe("chainpress live on the real sessions", () => {
       expect(everyRequest.compressions).toEqual(live.compressions);
     });
   }
+});
+
+describe("chainpress live on a long open chain", () => {
+  it("open-400 (one chain of 400 calls, generated): the open-chain steps' partial renders equal rendering every request whole", async () => {
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-open-400-"));
+    dirs.push(scratch);
+    const file = path.join(scratch, "open-400.jsonl");
+    generateSession(PRESETS["open-400"]!, DEFAULT_SEED, file);
+    const session = await loadReplaySession(file);
+    const asRun = replay(session, { kind: "as-run" });
+    const live = replay(session, { kind: "source", source: chainpressLive() });
+    const everyRequest = replay(session, { kind: "source", source: chainpressLive(undefined, { renderEveryRequest: true }) });
+    expect(everyRequest.requests).toEqual(live.requests);
+    // The steps archived outputs: the last request is far smaller than as run.
+    expect(live.requests.at(-1)!.promptTokens).toBeLessThan(asRun.requests.at(-1)!.promptTokens / 2);
+  });
 });

@@ -40,9 +40,21 @@ export function writeAgentDir(agentDir: string, baseUrl: string, chainpress?: Re
     // Keep pi's own compaction out of the way: the test is about chainpress's.
     compaction: { enabled: false },
   };
-  if (chainpress) settings.chainpress = chainpress;
+  settings.chainpress = withFlushEachReply(chainpress);
   fs.writeFileSync(path.join(agentDir, "models.json"), JSON.stringify(models, null, 2));
   fs.writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify(settings, null, 2));
+}
+
+/**
+ * The flush as it was before issue 47 chose its policy: at each reply's end, the newest three
+ * chains kept. Tests and benches of the flush's mechanics run under it, so that a small scripted
+ * chain is compressed when they look; a run's own `chainCompression` keys win.
+ */
+export const FLUSH_EACH_REPLY = { trigger: "each-reply", rollingWindow: 3 } as const;
+
+export function withFlushEachReply(chainpress: Record<string, unknown> = {}): Record<string, unknown> {
+  const own = chainpress.chainCompression as Record<string, unknown> | undefined;
+  return { ...chainpress, chainCompression: { ...FLUSH_EACH_REPLY, ...own } };
 }
 
 /** Environment for a pi child process: offline, this agent folder, no user config leaking in. */

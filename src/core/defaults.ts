@@ -4,8 +4,8 @@
 export const DEFAULT_SPILL_THRESHOLD = 65536;
 /** UTF-8 bytes of a spilled result kept inline as its preview. */
 export const DEFAULT_SPILL_PREVIEW_BYTES = 2048;
-/** Closed chains kept uncompressed at the tail during a live flush. */
-export const DEFAULT_ROLLING_WINDOW = 3;
+/** Closed chains kept uncompressed at the tail during a live flush: the chain just closed (upstream keeps 3; chosen by `npm run bench:policy`). */
+export const DEFAULT_ROLLING_WINDOW = 1;
 /** `/pruner compact` and `chainpress compact` compress every eligible chain. */
 export const COMPACT_ROLLING_WINDOW = 0;
 /** Chains holding a context_tree_query result younger than this many user turns are deferred. */

@@ -53,5 +53,9 @@ export function placeholderChars(json: string): number {
 /** JSON length of a (possibly lightened) value as the real value would serialise. */
 export function realJsonLength(value: unknown): number {
   const json = jsonText(value);
-  return json === undefined ? 0 : json.length + placeholderChars(json);
+  if (json === undefined) return 0;
+  // A string holds its JSON's placeholders (JSON.stringify leaves the delimiters as they are), and
+  // looking in it is far cheaper than in the JSON just built (bench/RESULTS.md, issue 47).
+  if (typeof value === "string" && !value.includes(OPEN)) return json.length;
+  return json.length + placeholderChars(json);
 }

@@ -68,8 +68,8 @@ export interface OpenChainDecision {
  * Estimated tokens of a tool output as it is in the context: its text (estimateTokens) and its
  * image parts as billed (core/billed-size.ts), the count every context measure uses.
  */
-export function estimateOutputTokens(text: string, content: unknown): number {
-  return estimateTokens(text) + imageBillOf({ content }).tally.tokens;
+export function estimateOutputTokens(text: string, content: unknown, textTokens: number = estimateTokens(text)): number {
+  return textTokens + imageBillOf({ content }).tally.tokens;
 }
 
 /** Estimated tokens of a text (possibly lightened: placeholders count what they stand for). */

@@ -17,6 +17,7 @@ import {
 import { DEFAULT_ARCHIVE_MAP, type ArchiveMapSettings } from "./archive-map.js";
 import { isObject } from "./entry-shapes.js";
 import { DEFAULT_OPEN_CHAIN_SETTINGS, type OpenChainSettings } from "./open-chain-policy.js";
+import { FLUSH_TRIGGERS, type FlushTrigger, type FlushTriggerName } from "./flush-trigger.js";
 
 /** The key chainpress owns in pi's settings.json. */
 export const SETTINGS_KEY = "chainpress";
@@ -28,6 +29,14 @@ export interface ChainCompressionSettings {
   rollingWindow: number;
   /** The closing assistant of a compressed chain loses its thinking blocks. */
   stripFinalAssistantThinking: boolean;
+  /** When the live flush compresses (core/flush-trigger.ts). */
+  trigger: FlushTriggerName;
+  /** `when-it-pays`: the saved reads over this many later requests must exceed the rewrite. */
+  paybackRequests: number;
+  /** `when-it-pays`, `cold-cache`, `pressure`: compress anyway once the context reaches this percent of pi's compaction threshold. */
+  pressurePercent: number;
+  /** The provider's prompt-cache lifetime: a flush after this long without a request rewrites nothing that was still cached. */
+  cacheTtlSeconds: number;
 }
 
 export interface ChainpressSettings {
@@ -54,6 +63,31 @@ export interface ChainpressSettings {
   archiveMap: ArchiveMapSettings;
 }
 
+export const DEFAULT_CHAIN_COMPRESSION: ChainCompressionSettings = {
+  enabled: true,
+  rollingWindow: DEFAULT_ROLLING_WINDOW,
+  stripFinalAssistantThinking: true,
+  trigger: "when-it-pays",
+  paybackRequests: 20,
+  pressurePercent: 80,
+  cacheTtlSeconds: 300,
+};
+
+/** The flush trigger the settings name (core/flush-trigger.ts). */
+export function flushTriggerOf(settings: ChainCompressionSettings): FlushTrigger {
+  const pressureShare = settings.pressurePercent / 100;
+  switch (settings.trigger) {
+    case "each-reply":
+      return { kind: "each-reply" };
+    case "when-it-pays":
+      return { kind: "when-it-pays", paybackRequests: settings.paybackRequests, pressureShare };
+    case "cold-cache":
+      return { kind: "cold-cache", pressureShare };
+    case "pressure":
+      return { kind: "pressure", pressureShare };
+  }
+}
+
 export const DEFAULT_SETTINGS: ChainpressSettings = {
   enabled: true,
   showStatusLine: true,
@@ -63,7 +97,7 @@ export const DEFAULT_SETTINGS: ChainpressSettings = {
   spillThreshold: DEFAULT_SPILL_THRESHOLD,
   spillPreviewBytes: DEFAULT_SPILL_PREVIEW_BYTES,
   workers: 2,
-  chainCompression: { enabled: true, rollingWindow: DEFAULT_ROLLING_WINDOW, stripFinalAssistantThinking: true },
+  chainCompression: { ...DEFAULT_CHAIN_COMPRESSION },
   openChains: { ...DEFAULT_OPEN_CHAIN_SETTINGS },
   archiveMap: { ...DEFAULT_ARCHIVE_MAP },
 };
@@ -95,6 +129,9 @@ const NUMBER_MINIMUM: Record<string, number> = {
   spillPreviewBytes: 0,
   workers: 0,
   "chainCompression.rollingWindow": 0,
+  "chainCompression.paybackRequests": 0,
+  "chainCompression.pressurePercent": 1,
+  "chainCompression.cacheTtlSeconds": 1,
   "openChains.triggerTokens": 0,
   "openChains.keepRecent": 0,
   "openChains.minReclaimTokens": 0,
@@ -139,6 +176,11 @@ function mergeObject(target: Record<string, unknown>, raw: unknown, path: string
   }
 }
 
+/** String leaves that name one of a fixed set. */
+const CHOICES: Record<string, readonly string[]> = {
+  "chainCompression.trigger": FLUSH_TRIGGERS,
+};
+
 type LeafCheck = { ok: true; value: unknown } | { ok: false; problem: string };
 
 /** A leaf must have its default's type; string lists must hold strings only. */
@@ -146,6 +188,10 @@ function checkLeaf(fallback: unknown, value: unknown, path: string): LeafCheck {
   if (Array.isArray(fallback)) {
     const ok = Array.isArray(value) && value.every((item) => typeof item === "string");
     return ok ? { ok, value: [...value] } : { ok: false, problem: `expected a list of strings, got ${describe(value)}` };
+  }
+  const choices = CHOICES[path];
+  if (choices !== undefined) {
+    return typeof value === "string" && choices.includes(value) ? { ok: true, value } : { ok: false, problem: `expected one of ${choices.join(", ")}, got ${describe(value)}` };
   }
   if (typeof fallback === "number") {
     if (typeof value !== "number" || !Number.isFinite(value)) return { ok: false, problem: `expected a number, got ${describe(value)}` };

@@ -55,9 +55,13 @@ export async function passInput(runtime: Chainpress, sessionManager: SessionView
   return { messages, chains, graceKeys: await driveSteps(recoveryGraceKeysSteps(branch, runtime.settings.recoveryGraceTurns)), entryIdOf };
 }
 
-export function eligibleCount(runtime: Chainpress, input: PassInput, rollingWindow: number): number {
+export function eligibleChains(runtime: Chainpress, input: PassInput, rollingWindow: number): ChainRange[] {
   const state = runtime.holder.state;
-  return selectEligible(input.chains, rollingWindow, (start) => state.isCompressed(start), input.graceKeys).length;
+  return selectEligible(input.chains, rollingWindow, (start) => state.isCompressed(start), input.graceKeys);
+}
+
+export function eligibleCount(runtime: Chainpress, input: PassInput, rollingWindow: number): number {
+  return eligibleChains(runtime, input, rollingWindow).length;
 }
 
 /**

@@ -11,6 +11,7 @@ import { mapBudgetOf } from "../core/archive-map.js";
 import { pruneMessages, type PruneOptions } from "../core/render/prune-messages.js";
 import type { AgentMessage } from "../core/session-types.js";
 import { locateSpillFile } from "../io/read-spill.js";
+import { noteRequest } from "./flush-timing.js";
 import { openChainStepSettled } from "./open-chain-step.js";
 import { guard } from "./report.js";
 import type { Chainpress } from "./runtime.js";
@@ -49,6 +50,7 @@ export function handleContext(runtime: Chainpress, event: ContextEvent, ctx: Ext
     // The request after a batch that triggered an open-chain step carries that step's stubs.
     await openChainStepSettled(runtime);
     const rendered = renderContext(runtime, event.messages as unknown as AgentMessage[], ctx.sessionManager);
+    noteRequest(runtime, rendered, ctx);
     return { messages: rendered as unknown as ContextEvent["messages"] };
   });
 }

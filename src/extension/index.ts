@@ -4,7 +4,8 @@
  *   session_start / session_tree  → settings loaded, state rebuilt from the branch (state-holder),
  *                                   live-session lock taken for the CLI to respect (live-lock)
  *   context                       → rendered messages (context-handler)
- *   message_end                   → live flush scheduled (live-flush)
+ *   message_end                   → live flush scheduled (live-flush), now or once the cache
+ *                                   has expired (flush-timing)
  *   turn_end / agent_end          → persistence gate poked: pi has written the reply by now;
  *                                   turn_end also schedules the open-chain step (open-chain-step)
  *   session_shutdown              → pending flush awaited (bounded), worker pool closed, lock released
@@ -15,6 +16,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { registerCommands } from "./commands.js";
 import { handleContext } from "./context-handler.js";
+import { cancelColdFlush } from "./flush-timing.js";
 import { handleMessageEnd } from "./live-flush.js";
 import { holdLiveLock, releaseLiveLock } from "./live-lock.js";
 import { handleTurnEnd } from "./open-chain-step.js";
@@ -72,6 +74,7 @@ function reloadBranch(runtime: Chainpress, ctx: ExtensionContext): void {
 /** Let a running flush finish (print mode exits right after), then stop the worker threads. */
 async function shutdown(runtime: Chainpress): Promise<void> {
   releaseLiveLock(runtime);
+  cancelColdFlush(runtime);
   runtime.gate.releaseAll();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS)));

@@ -1,6 +1,7 @@
 /**
  * The live flush: when the agent ends a chain with a text-only reply, compress the closed chains
- * older than the rolling window. Unlike upstream, every flush opportunity runs the pass even when
+ * older than the rolling window, when the trigger says it is worth its cache rewrite
+ * (flush-timing.ts; else once the cache has expired). Unlike upstream, every flush opportunity runs the pass even when
  * nothing new crossed the window, so a chain stranded by an earlier failure is healed at the
  * next reply instead of waiting for `/pruner compact`.
  *
@@ -20,7 +21,8 @@ import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { toolCallParts } from "../core/message-text.js";
 import type { AgentMessage } from "../core/session-types.js";
 import type { AppendEntry } from "../main/append-entry.js";
-import { failedSkips, eligibleCount, passInput, runPass } from "./compress-pass.js";
+import { eligibleChains, failedSkips, passInput, runPass } from "./compress-pass.js";
+import { flushDue, scheduleColdFlush } from "./flush-timing.js";
 import { guard, notify } from "./report.js";
 import { branchBoundAppend, type Chainpress } from "./runtime.js";
 import { refreshStatusLine } from "./status.js";
@@ -61,7 +63,14 @@ async function flushOnce(runtime: Chainpress, closing: AgentMessage | undefined,
   const generation = runtime.holder.generation;
   const input = await passInput(runtime, ctx.sessionManager, closing);
   const window = settings.chainCompression.rollingWindow;
-  if (generation !== runtime.holder.generation || eligibleCount(runtime, input, window) === 0) return;
+  const eligible = eligibleChains(runtime, input, window);
+  if (generation !== runtime.holder.generation || eligible.length === 0) return;
+  const due = flushDue(runtime, input.messages, eligible);
+  if (!due.run) {
+    // Deferred while the cache is warm: decided again once it has expired (never re-armed by a cold decision).
+    if (!due.cacheCold) scheduleColdFlush(runtime, () => requestFlush(runtime, undefined, ctx));
+    return;
+  }
   const append = gatedAppend(runtime, ctx, closing, generation);
   const result = await runPass(runtime, ctx.sessionManager, input, window, append);
   const ids = result.compressedEntries.map((entry) => entry.blockId);

@@ -10,6 +10,8 @@ import type { LiveSessionLock } from "../io/live-session-lock.js";
 import type { AppendEntry } from "../main/append-entry.js";
 import type { LoadFigures } from "../main/load-monitor.js";
 import { endSlice, ownTurn, pauseIfDue } from "../main/cooperative.js";
+import type { MessageChars } from "../main/message-chars.js";
+import type { LastRequest } from "./flush-timing.js";
 import { PersistGate } from "./persist-gate.js";
 import { LazyRunner, type RunnerFactory } from "./lazy-runner.js";
 import { SerialQueue } from "./serial-queue.js";
@@ -49,6 +51,12 @@ export interface Chainpress {
    * only what a compaction changed is serialised again.
    */
   readonly messageLengths: WeakMap<object, number>;
+  /** Billed characters per message object, for the flush's decision (extension/flush-timing.ts). */
+  readonly messageChars: MessageChars;
+  /** The last request that went out (extension/flush-timing.ts). */
+  lastRequest: LastRequest | undefined;
+  /** The deferred flush's timer, until it fires or a request goes out. */
+  coldFlushTimer: NodeJS.Timeout | undefined;
 }
 
 /** One `/pruner compact`: what it cost pi's event loop while it ran. */
@@ -100,6 +108,9 @@ export function createRuntime(pi: ExtensionAPI, options: ChainpressOptions): Cha
     openChainStep: undefined,
     openChainWaitMs: options.openChainWaitMs ?? OPEN_CHAIN_WAIT_MS,
     messageLengths: new WeakMap(),
+    messageChars: new WeakMap(),
+    lastRequest: undefined,
+    coldFlushTimer: undefined,
   };
   return runtime;
 }

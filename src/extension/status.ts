@@ -19,6 +19,7 @@ import type { AgentMessage, SessionEntry } from "../core/session-types.js";
 import { branchMessagesSteps, contextMessagesSteps } from "../core/session-tree.js";
 import { StepBudget, type Steps } from "../core/steps.js";
 import { driveSteps } from "../main/cooperative.js";
+import { BILL_REPLAY_MAX_BYTES, billSoFar, billSoFarLine, billTooLargeLine } from "./bill-so-far.js";
 import { pruneOptions } from "./context-handler.js";
 import type { Chainpress, CompactCost } from "./runtime.js";
 import type { SessionView } from "./session-view.js";
@@ -144,6 +145,7 @@ export async function statusReport(runtime: Chainpress, sessionManager: SessionV
     `chains: ${closed} closed, ${chains.length - closed} interrupted, ${holder.state.chains.size} compressed`,
     `archived: ${totals.records} outputs, ${totals.spilled} spilled${spillPlace(totals, blobDirOf(sessionManager))}`,
     `context: ${tokens(size.raw)} -> ${tokens(size.rendered)} tokens (${tokens(saved)} saved)${imagesNote(size.images)}`,
+    savingLine(branch, settings, sessionManager),
     `diagnostics: ${DIAG_LETTERS.map(([kind]) => `${kind} ${counters[kind]}`).join(", ")}`,
     `errors: ${holder.errors.length === 0 ? "none" : `${holder.errors.length}, last: ${holder.errors[holder.errors.length - 1]}`}`,
   ];
@@ -153,6 +155,14 @@ export async function statusReport(runtime: Chainpress, sessionManager: SessionV
   const unknownKinds = unknownEntryKinds(sessionManager.getEntries() as SessionEntry[]).map(describeUnknownKind);
   for (const warning of [...runtime.settingsWarnings, ...holder.reconstructWarnings.map(formatReconstructWarning), ...unknownKinds]) lines.push(`warning: ${warning}`);
   return lines.join("\n");
+}
+
+/** The saving so far, replayed unless the session file is too large to replay on pi's thread. */
+function savingLine(branch: readonly SessionEntry[], settings: Chainpress["settings"], sessionManager: SessionView): string {
+  const file = sessionManager.getSessionFile();
+  const bytes = file !== undefined && fs.existsSync(file) ? fs.statSync(file).size : 0;
+  if (file !== undefined && bytes > BILL_REPLAY_MAX_BYTES) return billTooLargeLine(file, bytes);
+  return billSoFarLine(billSoFar(branch, settings));
 }
 
 /** "last compact: 2 chains (2 read from the session file) in 1.52 s, event loop max 18 ms, peak RSS 412 MB". */

@@ -4,6 +4,7 @@
  * the settings files'.
  */
 
+import type { FlushTriggerName } from "../core/flush-trigger.js";
 import type { ReplayPolicy } from "../core/replay/policy.js";
 import type { ChainpressSettings } from "../core/settings.js";
 import { chainpressLive } from "./live-replay-source.js";
@@ -15,6 +16,10 @@ export interface LivePolicySettings {
   protectedPaths: readonly string[];
   spillThreshold: number;
   openChains: boolean;
+  trigger: FlushTriggerName;
+  paybackRequests: number;
+  /** The policy's cache lifetime: the replay's. */
+  cacheTtlSeconds: number;
 }
 
 export function chainpressLivePolicy(live: LivePolicySettings, base: ChainpressSettings): ReplayPolicy {
@@ -23,7 +28,7 @@ export function chainpressLivePolicy(live: LivePolicySettings, base: ChainpressS
     protectedTools: [...live.protectedTools],
     protectedPaths: [...live.protectedPaths],
     spillThreshold: live.spillThreshold,
-    chainCompression: { ...base.chainCompression, rollingWindow: live.rollingWindow },
+    chainCompression: { ...base.chainCompression, rollingWindow: live.rollingWindow, trigger: live.trigger, paybackRequests: live.paybackRequests, cacheTtlSeconds: live.cacheTtlSeconds },
     openChains: { ...base.openChains, enabled: live.openChains },
   };
   return { kind: "source", source: chainpressLive(settings) };

@@ -19,12 +19,13 @@ import type { PruneState } from "../core/prune-state.js";
 import type { ChainRange, ToolCallRecord } from "../core/prune-types.js";
 import { recoveryGraceKeys, selectEligible } from "../core/select-eligible.js";
 import type { ChainpressSettings } from "../core/settings.js";
-import type { AgentMessage } from "../core/session-types.js";
+import type { AgentMessage, ToolResultMessage } from "../core/session-types.js";
+import type { OpenChainSettings } from "../core/open-chain-policy.js";
 import { SpanIndex } from "../core/span-index.js";
 import { shouldSpill } from "../core/spill-rule.js";
 import { runSteps } from "../core/steps.js";
 import { planChain, type DeterministicPlan } from "./plan-chains.js";
-import { planOpenChain } from "./plan-open-chain.js";
+import { openOutputTokens, planOpenChain } from "./plan-open-chain.js";
 
 export interface LiveSettings {
   settings: ChainpressSettings;
@@ -42,17 +43,22 @@ export function flushesAfter(message: AgentMessage): boolean {
 }
 
 /**
- * The flush after the closing reply, the last of `messages` (the branch's messages up to it):
- * the chains it compresses (extension/compress-pass.ts, main/compress-eligible.ts), at `now`.
+ * The chains the flush after the closing reply, the last of `messages` (the branch's messages up
+ * to it), would compress (extension/compress-pass.ts `eligibleCount`).
  */
-export function simulateFlush(messages: AgentMessage[], state: PruneState, live: LiveSettings, now: number, detected: DetectedChains): number {
+export function flushEligible(messages: AgentMessage[], state: PruneState, live: LiveSettings, detected: DetectedChains): ChainRange[] {
   const { settings } = live;
-  if (!settings.enabled || !settings.chainCompression.enabled) return 0;
+  if (!settings.enabled || !settings.chainCompression.enabled) return [];
   const chains = detected.upTo(messages, live.isProtected);
   // As passInput: grace from the persisted branch, without the closing reply (an assistant
   // message, which grace does not count).
   const graceKeys = recoveryGraceKeys(messages.slice(graceStart(messages, settings.recoveryGraceTurns)), settings.recoveryGraceTurns);
-  const eligible = selectEligible(chains, settings.chainCompression.rollingWindow, (start) => state.isCompressed(start), graceKeys);
+  return selectEligible(chains, settings.chainCompression.rollingWindow, (start) => state.isCompressed(start), graceKeys);
+}
+
+/** The flush of `eligible` (flushEligible's) over `messages` (main/compress-eligible.ts), at `now`: the chains it compressed. */
+export function simulateFlush(messages: AgentMessage[], eligible: readonly ChainRange[], state: PruneState, live: LiveSettings, now: number): number {
+  const { settings } = live;
   if (eligible.length === 0) return 0;
   const spans = runSteps(SpanIndex.steps(messages, eligible));
   const claimed = new Set<string>();
@@ -121,9 +127,10 @@ function graceStart(messages: readonly AgentMessage[], graceTurns: number): numb
  * The open-chain step after a tool turn (extension/open-chain-step.ts): archives older outputs of
  * the chain still open at the end of `messages`; true when it archived any.
  */
-export function simulateOpenStep(messages: AgentMessage[], state: PruneState, live: LiveSettings): boolean {
+export function simulateOpenStep(messages: AgentMessage[], state: PruneState, live: LiveSettings, tally?: OpenChainTally): boolean {
   const { settings } = live;
   if (!settings.enabled || !settings.openChains.enabled) return false;
+  if (tally !== undefined && !tally.mayTrigger(settings.openChains)) return false;
   const open = detectOpenChain(messages, live.isProtected);
   if (!open) return false;
   // The step reads grace only for the open chain's outputs, all after its user message: counted
@@ -131,8 +138,69 @@ export function simulateOpenStep(messages: AgentMessage[], state: PruneState, li
   const graceKeys = recoveryGraceKeys(messages.slice(open.startIndex), settings.recoveryGraceTurns);
   const { plan } = planOpenChain(open, messages, state, graceKeys, settings.openChains);
   if (!plan) return false;
+  tally?.archived(plan.outputs.map((output) => output.result));
   commitRecords(plan, state, settings);
   return true;
+}
+
+/**
+ * The open chain's outputs as planOpenChain lists them (spanOutputs over the messages after the
+ * last real user message), kept as the branch grows, with those a step archived. While the tokens
+ * of the ones outside the keep window and not archived stay within the trigger, no step can
+ * happen (decideOpenChain's first test), and the replay skips planning one: that planning, at
+ * every request of a long open chain, made the replay grow with the square of the chain. Exact
+ * while the branch only grows; a rebuilt branch (a context edit) turns it off until the next real
+ * user message.
+ */
+export class OpenChainTally {
+  private calls = new Set<string>();
+  private results: ToolResultMessage[] = [];
+  private archivedResults = new Set<object>();
+  private exact = true;
+  /** The first `counted` results, and the tokens of those not archived: kept as the keep window moves on. */
+  private counted = 0;
+  private outsideTokens = 0;
+
+  add(message: AgentMessage): void {
+    if (message.role === "user" && !isSyntheticChainMessage(message)) {
+      this.calls = new Set();
+      this.results = [];
+      this.archivedResults = new Set();
+      this.exact = true;
+      this.counted = 0;
+      this.outsideTokens = 0;
+    } else if (message.role === "assistant") {
+      for (const call of toolCallParts(message)) if (typeof call.id === "string" && call.id !== "" && typeof call.name === "string") this.calls.add(call.id);
+    } else if (message.role === "toolResult") {
+      const result = message as ToolResultMessage;
+      if (typeof result.toolCallId === "string" && this.calls.has(result.toolCallId) && typeof result.timestamp === "number") this.results.push(result);
+    }
+  }
+
+  /** The branch was rebuilt: plan at every request until the next real user message. */
+  invalidate(): void {
+    this.exact = false;
+  }
+
+  /** A step archived these results, all outside the keep window (so already counted). */
+  archived(results: readonly ToolResultMessage[]): void {
+    for (const result of results) {
+      if (this.archivedResults.has(result)) continue;
+      this.archivedResults.add(result);
+      this.outsideTokens -= openOutputTokens(result);
+    }
+  }
+
+  /** False when a step cannot trigger now. */
+  mayTrigger(settings: OpenChainSettings): boolean {
+    if (!this.exact) return true;
+    const outside = this.results.length - Math.max(0, settings.keepRecent);
+    for (; this.counted < outside; this.counted++) {
+      const result = this.results[this.counted]!;
+      if (!this.archivedResults.has(result)) this.outsideTokens += openOutputTokens(result);
+    }
+    return this.outsideTokens > settings.triggerTokens;
+  }
 }
 
 /** The records of the plan's outputs, indexed, then their refs registered (commit-group.ts's order). */

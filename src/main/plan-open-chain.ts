@@ -13,7 +13,7 @@ import { decideOpenChain, estimateOutputTokens, estimateTokens, type OpenChainDe
 import type { PruneState } from "../core/prune-state.js";
 import { nonTextParts, type ArchivedPart } from "../core/archived-parts.js";
 import { archivedOutputStubText } from "../core/render/archived-output-stub.js";
-import type { AgentMessage } from "../core/session-types.js";
+import type { AgentMessage, ToolResultMessage } from "../core/session-types.js";
 import { spanOutputs, type SpanOutput } from "../core/extract-records.js";
 import type { DeterministicPlan } from "./plan-chains.js";
 
@@ -79,13 +79,43 @@ export function planOpenChain(
   return { decision, plan };
 }
 
+/**
+ * Each output's size and its stub's, by its result message: a step classifies every output of the
+ * open chain, after every tool turn, and a message never changes (measuring them again made each
+ * step, and a replay of a long open chain, grow with the square of the chain).
+ */
+const sizesOf = new WeakMap<object, { textTokens: number; tokens: number; stubTokens?: number }>();
+
+/** The tokens an output of the open chain counts for (core/open-chain-policy.ts `estimateOutputTokens`), measured once. */
+export function openOutputTokens(result: ToolResultMessage): number {
+  return measured(result).tokens;
+}
+
+function measured(result: ToolResultMessage): { textTokens: number; tokens: number; stubTokens?: number } {
+  let known = sizesOf.get(result);
+  if (known === undefined) {
+    const textTokens = estimateTokens(contentText(result.content));
+    known = { textTokens, tokens: estimateOutputTokens("", result.content, textTokens) };
+    sizesOf.set(result, known);
+  }
+  return known;
+}
+
+function outputSizes(output: SpanOutput): { tokens: number; stubTokens: number } {
+  const known = measured(output.result);
+  if (known.stubTokens === undefined) {
+    // Its parts as if kept inline: the stub then names each image's pixel size too, so its estimate is never short.
+    const parts: ArchivedPart[] = nonTextParts(output.result.content).map(({ at, part }) => ({ at, kind: "inline", part }));
+    const text = contentText(output.result.content);
+    const stub = archivedOutputStubText({ toolName: output.call.name, args: extractionArgs(output.call), resultText: text, ...(parts.length > 0 ? { parts } : {}) }, WIDEST_REF, undefined, known.textTokens);
+    known.stubTokens = estimateTokens(stub);
+  }
+  return { tokens: known.tokens, stubTokens: known.stubTokens };
+}
+
 function classify(output: SpanOutput, state: PruneState, graceKeys: ReadonlySet<string>, protectedIds: ReadonlySet<string>): OpenOutput {
   const id = output.result.toolCallId;
-  const text = contentText(output.result.content);
-  // Its parts as if kept inline: the stub then names each image's pixel size too, so its estimate is never short.
-  const parts: ArchivedPart[] = nonTextParts(output.result.content).map(({ at, part }) => ({ at, kind: "inline", part }));
-  const stub = archivedOutputStubText({ toolName: output.call.name, args: extractionArgs(output.call), resultText: text, ...(parts.length > 0 ? { parts } : {}) }, WIDEST_REF);
-  const base = { key: output.key, tokens: estimateOutputTokens(text, output.result.content), stubTokens: estimateTokens(stub) };
+  const base = { key: output.key, ...outputSizes(output) };
   if (protectedIds.has(id)) return { ...base, status: "protected" };
   if (state.recordForKey(output.key)) return { ...base, status: "archived" };
   if (graceKeys.has(output.key) || graceKeys.has(id)) return { ...base, status: "grace" };

@@ -6,6 +6,7 @@
  * runs the real CLI.
  */
 
+import { withFlushEachReply } from "../../bench/lib/pi-agent-dir.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -116,9 +117,9 @@ export class PiHost {
   }
 }
 
-/** A temp agent dir with `chainpress` settings (workers 0 = compressor inline, no threads). */
+/** A temp agent dir with `chainpress` settings (workers 0 = compressor inline, no threads), the flush at each reply unless they say otherwise. */
 export function tempAgentDir(chainpress: Record<string, unknown> = { workers: 0 }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chainpress-agent-"));
-  fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ defaultProvider: "mock", chainpress }, null, 2));
+  fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ defaultProvider: "mock", chainpress: withFlushEachReply(chainpress) }, null, 2));
   return dir;
 }

@@ -23,6 +23,9 @@ export async function runCost(io: CliIo, inputs: string[], raw: RawCostOptions):
   if (raw.chart !== undefined && files.length !== 1) throw new UsageError(`--chart takes exactly one session (${files.length} given)`);
   const live: LivePolicySettings = {
     rollingWindow: raw.rollingWindow ?? settings.settings.chainCompression.rollingWindow,
+    trigger: raw.trigger ?? settings.settings.chainCompression.trigger,
+    paybackRequests: raw.paybackRequests ?? settings.settings.chainCompression.paybackRequests,
+    cacheTtlSeconds: raw.cacheTtl / 1000,
     protectedTools: raw.protectedTools ?? settings.settings.protectedTools,
     protectedPaths: raw.protectedPaths ?? settings.settings.protectedPaths,
     spillThreshold: raw.spillThreshold ?? settings.settings.spillThreshold,

@@ -16,8 +16,9 @@ import type { ToolCallRecord } from "../prune-types.js";
 /** The fields of a record the stub reads. */
 export type StubRecord = Pick<ToolCallRecord, "toolName" | "args" | "resultText" | "spillBytes" | "parts">;
 
-export function archivedOutputStubText(record: StubRecord, ref: string, spillPath?: string): string {
-  const size = record.spillBytes !== undefined ? `${record.spillBytes} bytes` : `~${estimateTokens(record.resultText)} tokens`;
+/** `textTokens`: estimateTokens(record.resultText), where the caller has it already. */
+export function archivedOutputStubText(record: StubRecord, ref: string, spillPath?: string, textTokens?: number): string {
+  const size = record.spillBytes !== undefined ? `${record.spillBytes} bytes` : `~${textTokens ?? estimateTokens(record.resultText)} tokens`;
   // The call named as the archive map names it; args without a recognisable target as JSON.
   const what = callTarget(record.args) || argsExcerpt(record.args);
   const head = `[Archived output of ${record.toolName}${what === "" ? "" : ` ${what}`} (${size}), ref \`${ref}\`: not shown to keep the context small.`;

@@ -50,6 +50,12 @@ export class MessageTable {
     return this.byObject.get(message) ?? this.idOfDerived(message);
   }
 
+  /** The billed characters of a branch entry's own message object, if it is one. */
+  charsOfOwn(message: AgentMessage): number | undefined {
+    const id = this.byObject.get(message);
+    return id === undefined ? undefined : this.charCounts[id];
+  }
+
   charsOf(id: number): number {
     return this.charCounts[id]!;
   }

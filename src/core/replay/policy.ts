@@ -9,6 +9,7 @@
  */
 
 import type { AgentMessage } from "../session-types.js";
+import type { TokenPrices } from "./prices.js";
 import type { Recording } from "./recording.js";
 
 /**
@@ -23,11 +24,21 @@ export interface ContextStep {
   compressedChains?: number;
 }
 
+/** What a policy may know of the replay besides the recording: what a live policy would know of its provider. */
+export interface ReplayEnvironment {
+  /** The replay's cache lifetime. */
+  cacheTtlMs: number;
+  /** Per token, what a request to `model` pays (the lifetime's write price applied). */
+  pricesOf(model: string): TokenPrices;
+  /** Tokens the model takes in one request. */
+  contextWindowOf(model: string): number;
+}
+
 export interface ContextSource {
   /** Its name in reports. */
   readonly name: string;
   /** One step per request of `recording.requests` (billed or not), in order. */
-  steps(recording: Recording): Iterable<ContextStep>;
+  steps(recording: Recording, environment: ReplayEnvironment): Iterable<ContextStep>;
 }
 
 export type ReplayPolicy = { kind: "as-run" } | { kind: "source"; source: ContextSource };

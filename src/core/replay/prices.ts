@@ -26,6 +26,8 @@ interface ListPrice {
   /** Dollars per million tokens. */
   perMillion: TokenPrices;
   minCacheTokens: number;
+  /** Tokens the model takes in one request. */
+  contextWindow: number;
 }
 
 /**
@@ -33,13 +35,21 @@ interface ListPrice {
  * prompt token it has not cached is billed as input, so its cacheWrite is its input price.
  */
 export const LIST_PRICES: Readonly<Record<string, ListPrice>> = {
-  "claude-opus-4-5": { perMillion: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 }, minCacheTokens: 4096 },
-  "claude-sonnet-4-5": { perMillion: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }, minCacheTokens: 1024 },
-  "gpt-5.1-codex": { perMillion: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 }, minCacheTokens: 1024 },
+  "claude-opus-4-5": { perMillion: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 }, minCacheTokens: 4096, contextWindow: 200_000 },
+  "claude-sonnet-4-5": { perMillion: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }, minCacheTokens: 1024, contextWindow: 200_000 },
+  "gpt-5.1-codex": { perMillion: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 }, minCacheTokens: 1024, contextWindow: 400_000 },
 };
 
 /** The provider's minimum cacheable prompt where the model is not in the table. */
 export const DEFAULT_MIN_CACHE_TOKENS = 1024;
+
+/** The context window assumed where the model is not in the table (the Claude models'). */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+
+/** The model's context window, from the table. */
+export function contextWindowOf(model: string): number {
+  return LIST_PRICES[model]?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+}
 
 const COMPONENTS: readonly (keyof TokenPrices)[] = ["input", "cacheRead", "cacheWrite", "output"];
 

@@ -9,8 +9,8 @@ import { cacheSplit, CACHE_TTL_5M_MS, typicalTail, type CacheMark } from "./cach
 import { calibrate, type Calibration } from "./calibrate.js";
 import { CompressionLedger, type CompressionFigures } from "./compression-events.js";
 import { EMPTY_CONTEXT, nextContext, sharedLength, type ContextRef } from "./context-store.js";
-import { policyName, type ReplayPolicy } from "./policy.js";
-import { pricesForTtl, sessionPrices, type ModelPrices, type TokenPrices } from "./prices.js";
+import { policyName, type ReplayEnvironment, type ReplayPolicy } from "./policy.js";
+import { contextWindowOf, pricesForTtl, sessionPrices, type ModelPrices, type TokenPrices } from "./prices.js";
 import { recordingOf, type CostSplit, type Recording, type TokenSplit } from "./recording.js";
 import { lostCaches, lostShareOf, noLostCaches, type LostCaches } from "./lost-caches.js";
 
@@ -74,7 +74,7 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
   const lost = settings.lostCaches === "none" ? noLostCaches() : session.lostCaches;
   const tokensOf = table.tokensOf.bind(table);
   const tokens = (context: ContextRef, length = context.length): number => calibration.base + context.segment.tokensUpTo(length, tokensOf);
-  const contexts = contextsOf(session, policy);
+  const contexts = contextsOf(session, policy, replayEnvironment(session, ttlMs));
   const ledger = new CompressionLedger();
   const result: ReplayResult = { policy: policyName(policy), cacheTtlMs: ttlMs, requests: [], totals: { ...zeroTokens(), promptTokens: 0, billedRequests: 0, cost: zeroCost() }, compressions: [], estimatedMessages: 0, estimatedRequests: calibration.estimated.filter((e) => e.reason !== "first-request").length, prices: [...prices.values()] };
   const counted = new Set<number>();
@@ -110,12 +110,12 @@ export function replay(session: ReplaySession, policy: ReplayPolicy, settings: R
 }
 
 /** Each request with its context under the policy, and the chains the policy's step compressed. */
-function contextsOf(session: ReplaySession, policy: ReplayPolicy): (recording: Recording) => Iterable<{ context: ContextRef; chains: number; request: Recording["requests"][number] }> {
+function contextsOf(session: ReplaySession, policy: ReplayPolicy, environment: ReplayEnvironment): (recording: Recording) => Iterable<{ context: ContextRef; chains: number; request: Recording["requests"][number] }> {
   if (policy.kind === "as-run") return (recording) => recording.requests.map((request) => ({ context: recording.contexts[request.index]!, chains: 0, request }));
   return function* (recording) {
     let context = EMPTY_CONTEXT;
     let index = 0;
-    for (const step of policy.source.steps(recording)) {
+    for (const step of policy.source.steps(recording, environment)) {
       const request = recording.requests[index++];
       if (request === undefined) throw new Error(`replay: policy "${policy.source.name}" gave more steps than the ${recording.requests.length} requests`);
       context = nextContext(context, step.keep, step.append.map((message) => session.recording.table.idOf(message)));
@@ -123,6 +123,15 @@ function contextsOf(session: ReplaySession, policy: ReplayPolicy): (recording: R
     }
     if (index !== recording.requests.length) throw new Error(`replay: policy "${policy.source.name}" gave ${index} steps for ${recording.requests.length} requests`);
   };
+}
+
+/** What a policy is told of the replay of `session` under a cache lifetime of `ttlMs`. */
+export function replayEnvironment(session: ReplaySession, ttlMs: number = CACHE_TTL_5M_MS): ReplayEnvironment {
+  const pricesOf = (model: string): TokenPrices => {
+    const known = session.prices.get(model);
+    return known === undefined ? zeroTokens() : pricesForTtl(known, ttlMs, CACHE_TTL_5M_MS);
+  };
+  return { cacheTtlMs: ttlMs, pricesOf, contextWindowOf };
 }
 
 /** Adds to `result.estimatedMessages` the estimated messages of `context` after its first `from` (met before) not met before. */
