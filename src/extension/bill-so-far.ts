@@ -4,7 +4,7 @@
  * chainpress-live policy under the current settings, through the same token counts, prices and
  * cache model. Estimates: a session that ran with chainpress recorded the compressed prompts, so
  * the replay calibrates fewer requests on it than on a session that ran without. The replay runs
- * on pi's thread in one piece (about a second per 30 MB of session), so a session file over
+ * on pi's thread in one piece, its time growing with the session, so a session file over
  * BILL_REPLAY_MAX_BYTES gets the command that replays it instead.
  */
 
