@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- --against DIR [presets...] [--workers 2] [--iterations 3] [--seed N]`
+ * `npm run bench:ab -- --against DIR [presets or session files...] [--workers 2] [--iterations 3] [--seed N]`
  * A/B of two builds of chainpress on the same fixtures: this checkout's CLI and DIR's (another
  * checkout or worktree, built), run alternately in fresh processes on fresh copies, A first in
  * odd rounds and B first in even ones, so both see the same minutes of this shared machine. Prints
@@ -9,7 +9,7 @@
 
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { ensureFixture, repoRoot } from "./fixtures/fixture-cache.js";
+import { fixtureOf, repoRoot } from "./fixtures/fixture-cache.js";
 import { DEFAULT_SEED } from "./fixtures/presets.js";
 import { cliNodeFlags } from "./lib/cli-node-flags.js";
 import { runMeasured, type ProcessMeasure } from "./lib/measured-process.js";
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const seed = values.seed === undefined ? DEFAULT_SEED : Number(values.seed);
   const rows = [];
   for (const preset of positionals.length > 0 ? positionals : ["20x1M", "20x300-100M"]) {
-    const fixture = ensureFixture(preset, seed).file;
+    const fixture = fixtureOf(preset, seed).file;
     const a: ProcessMeasure[] = [];
     const b: ProcessMeasure[] = [];
     for (let round = 0; round < iterations; round++) {

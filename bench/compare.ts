@@ -1,5 +1,5 @@
 /**
- * `npm run bench:compare -- [presets...] [--iterations N] [--workers 0,2] [--seed N] [--peer FILE]`
+ * `npm run bench:compare -- [presets or session files...] [--iterations N] [--workers 0,2] [--seed N] [--peer FILE]`
  * Whole-process comparison with the upstream compressor, as a user would see it: each run is a
  * fresh `node` process (start-up included) on a fresh copy of the fixture, and upstream,
  * chainpress --workers 0 and --workers 2 are interleaved in rotating order, so the ratios
@@ -13,7 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { ensureFixture, repoRoot } from "./fixtures/fixture-cache.js";
+import { fixtureOf, repoRoot } from "./fixtures/fixture-cache.js";
 import { DEFAULT_SEED } from "./fixtures/presets.js";
 import { contenderTable, judgeFixture, phaseTable, summarizeFixture, targetTable, type FixtureSummary, type TargetRow } from "./lib/compare-report.js";
 import { runRounds, type FixtureRuns } from "./lib/compare-rounds.js";
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   console.log(`machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.totalMemGb} GB, node ${machine.node}, loadavg ${machine.loadAvgAtStart.toFixed(2)}`);
   console.log(peer.file ? `upstream: ${peer.file}` : `upstream: skipped (peer not found at ${peer.lookedAt})`);
   const poolWorkers = Math.max(...workerCounts);
-  const scaling = poolWorkers > 1 ? await probeScaling(ensureFixture(presets[0]!, seed).file, poolWorkers) : undefined;
+  const scaling = poolWorkers > 1 ? await probeScaling(fixtureOf(presets[0]!, seed).file, poolWorkers) : undefined;
   if (scaling) {
     console.log(
       `thread scaling here (${scaling.threads} threads at once vs one): JSON.parse ${scaling.parseSpeedup.toFixed(2)}×, the shard scan ${scaling.scanSpeedup.toFixed(2)}×, ` +
@@ -51,10 +51,10 @@ async function main(): Promise<void> {
   const summaries: FixtureSummary[] = [];
   const raw: Record<string, FixtureRuns> = {};
   for (const preset of presets) {
-    const fixture = ensureFixture(preset, seed);
-    console.log(`\n${preset}: ${fixture.file} (${(fixture.summary.bytes / 1e6).toFixed(1)} MB), ${iterations} round(s)`);
+    const fixture = fixtureOf(preset, seed);
+    console.log(`\n${preset}: ${fixture.file} (${(fixture.bytes / 1e6).toFixed(1)} MB), ${iterations} round(s)`);
     raw[preset] = await runRounds({ fixture: fixture.file, iterations, workerCounts, cliFile, ...(peer.file ? { peerFile: peer.file } : {}) });
-    summaries.push(summarizeFixture(preset, raw[preset]!));
+    summaries.push(summarizeFixture(fixture.label, raw[preset]!));
   }
   const targets: TargetRow[] = summaries.flatMap((s) => judgeFixture(s, peer.file !== undefined));
   console.log(`\nWhole process, medians of ${iterations} interleaved round(s) (EL max and report RSS: chainpress's --json report)\n${contenderTable(summaries)}`);

@@ -2,12 +2,13 @@
  * The measuring loop of bench:compare: for one fixture, `iterations` rounds; each round runs every
  * contender once, in an order rotated by one per round (so none always runs first, after the
  * fixture was just read, or last, after the others warmed the disk cache), then measures the
- * yardsticks of that round on the same machine state: one JSON.parse of the file (CPU) and the
- * I/O floor of the bytes chainpress wrote. A failing run is printed and left out of the medians.
+ * yardsticks of that round on the same machine state: one JSON.parse of the file (CPU), a bare
+ * node process's start, and the I/O floor of the bytes chainpress wrote. A failing run is printed and left out of the medians.
  */
 
 import { contendersFor, runContender, type Contender, type Sample } from "./contenders.js";
 import { measureIoFloor, measureParseCpuMs, type IoFloor } from "./io-floor.js";
+import { measureNodeStartMs } from "./node-start.js";
 import { freshCopy } from "./scratch-copy.js";
 
 export interface RoundOptions {
@@ -21,6 +22,7 @@ export interface RoundOptions {
 export interface RoundYardsticks {
   round: number;
   parseCpuMs: number;
+  nodeStartMs: number;
   /** Undefined when no chainpress run of the round succeeded (nothing to size the floor on). */
   floor?: IoFloor;
 }
@@ -67,12 +69,13 @@ function printSample(s: Sample): void {
  */
 async function yardsticksOf(fixture: string, round: number, inRound: readonly Sample[]): Promise<RoundYardsticks> {
   const parseCpuMs = measureParseCpuMs(fixture);
+  const nodeStartMs = measureNodeStartMs();
   const sized = inRound.filter((s) => s.ok && s.contender.startsWith("workers=")).sort((a, b) => workersOf(b) - workersOf(a))[0];
-  if (!sized) return { round, parseCpuMs };
+  if (!sized) return { round, parseCpuMs, nodeStartMs };
   const copy = freshCopy(fixture, "floor");
   try {
     const work = { sessionFile: copy.file, scratchDir: copy.dir, appendedBytes: sized.appendedBytes, appendedEntries: sized.appendedEntries, spillSizes: sized.spillSizes };
-    return { round, parseCpuMs, floor: await measureIoFloor(work) };
+    return { round, parseCpuMs, nodeStartMs, floor: await measureIoFloor(work) };
   } finally {
     copy.remove();
   }
