@@ -4,6 +4,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compactWorkersFor, defaultWorkers } from "../src/cli/options.js";
+import { SMALL_SESSION_BYTES } from "../src/main/small-session.js";
 import { copyReal, ensureBuilt, jsonLines, pruneEntries, removeTempDirs, runCli, settle, sha256, tempDir } from "./helpers/cli-harness.js";
 
 const REAL = ["before-compaction.jsonl", "compact.jsonl", "large-session.jsonl", "session.jsonl"];
@@ -189,5 +191,30 @@ describe("worker threads do not change the result", () => {
     expect(runs[1]!.entries).toEqual(runs[0]!.entries);
     expect(Object.keys(runs[0]!.spills).length).toBeGreaterThan(0);
     expect(runs[1]!.spills).toEqual(runs[0]!.spills);
+  });
+});
+
+describe("how many worker threads compact runs by default", () => {
+  it("none for session files under 16 MiB in all; `--workers` overrides; the JSON report says which", () => {
+    const dir = tempDir();
+    const file = copyReal("session.jsonl", dir);
+    const run = compactJson([file]) as JsonRun & { workers: number };
+    expect(run.workers).toBe(0);
+    const again = compactJson([copyReal("session.jsonl", dir, "again.jsonl"), "--workers", "1"]) as JsonRun & { workers: number };
+    expect(again.workers).toBe(1);
+  });
+
+  it("the pool for a folder, and for files of 16 MiB or more in all (sizes as stat sees them)", () => {
+    const dir = tempDir();
+    const small = copyReal("session.jsonl", dir);
+    const big = path.join(dir, "big.jsonl");
+    // A sparse file: its size is all the rule reads.
+    fs.writeFileSync(big, "");
+    fs.truncateSync(big, SMALL_SESSION_BYTES - fs.statSync(small).size);
+    expect(compactWorkersFor([small])).toBe(0);
+    expect(compactWorkersFor([small, big])).toBe(defaultWorkers());
+    expect(compactWorkersFor([dir])).toBe(defaultWorkers());
+    fs.truncateSync(big, SMALL_SESSION_BYTES - fs.statSync(small).size - 1);
+    expect(compactWorkersFor([small, big])).toBe(0);
   });
 });

@@ -3,9 +3,11 @@
  * into a usage error (exit 2) naming the option, so a typo never silently becomes a default.
  */
 
+import fs from "node:fs";
 import os from "node:os";
 import { InvalidArgumentError, type Command } from "commander";
 import { DEFAULT_PROTECTED_PATHS } from "../core/defaults.js";
+import { isSmallSession } from "../main/small-session.js";
 
 /** A whole number ≥ `min`, written as plain digits (no "1e3", "0x10", "2.5"). */
 export function integerParser(min: number): (value: string) => number {
@@ -33,6 +35,22 @@ export function listParser(value: string): string[] {
  */
 export function defaultWorkers(): number {
   return Math.max(1, os.availableParallelism());
+}
+
+/**
+ * `compact`'s default: one worker per core, but none when the sessions named are files under
+ * SMALL_SESSION_BYTES in all, which an inline run compacts sooner than a pool starts. A folder
+ * may hold any number of sessions: it gets the pool.
+ */
+export function compactWorkersFor(sessions: readonly string[]): number {
+  let bytes = 0;
+  for (const session of sessions) {
+    const info = fs.statSync(session, { throwIfNoEntry: false });
+    // Not a file: the pool's default, and the reader names the problem.
+    if (!info?.isFile()) return defaultWorkers();
+    bytes += info.size;
+  }
+  return isSmallSession(bytes) ? 0 : defaultWorkers();
 }
 
 /**

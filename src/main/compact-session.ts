@@ -15,6 +15,7 @@ import { makeProtectionPredicate, type ProtectionPredicate } from "../core/prote
 import type { ChainRange } from "../core/prune-types.js";
 import { recoveryGraceKeysSteps } from "../core/select-eligible.js";
 import { SessionAppender } from "../io/append-session.js";
+import { migrateFileInPlace } from "../io/migrate-file.js";
 import { readSession, type LoadedSession } from "../io/read-session.js";
 import { SessionFileError } from "../io/session-errors.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
@@ -33,6 +34,7 @@ import type { DeterministicPlan } from "./plan-chains.js";
 import { fileSliceOf } from "./file-slice.js";
 import { startLoadMonitor, type LoadMonitor } from "./load-monitor.js";
 import { migrateScannedFile } from "./migrate-scanned.js";
+import { isSmallSession } from "./small-session.js";
 import { scanSession } from "./scan-session.js";
 import { modelOfCooperatively, type SessionModel } from "./session-model.js";
 
@@ -104,21 +106,48 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
 }
 
 /**
- * The session as compaction plans it. A version-3 file is scanned in parallel and lightened: its
- * chains go to the workers as lines of the file. An older file is first rewritten as version 3,
- * a line at a time from its scan (main/migrate-scanned.ts), then scanned like any other; a dry
- * run, which must not rewrite it, plans on the full entries in memory instead.
+ * The session as compaction plans it. A small session compacted inline is read whole (see
+ * loadWhole). A larger version-3 file is scanned in parallel and lightened: its chains go to the
+ * workers as lines of the file. An older file is first rewritten as version 3, a line at a time
+ * from its scan (main/migrate-scanned.ts), then scanned like any other; a dry run, which must not
+ * rewrite it, plans on the full entries in memory instead.
  */
 async function loadForCompaction(file: string, runner: ChainRunner, options: CompactOptions): Promise<{ loaded: LoadedSession; migrated: boolean }> {
+  if (runner.workers === 0 && isSmallSession(await sizeOf(file))) return loadWhole(file, options);
   const scanned = await scanSession(file, runner);
-  const joined = scanned.joinedLines[0];
-  if (joined !== undefined && options.refuseJoinedLines) {
-    throw new SessionFileError("joined-entries", file, "line holds entries glued together, which pi ignores", joined);
-  }
+  refuseJoined(scanned, options);
   if (scanned.originalVersion >= CURRENT_SESSION_VERSION) return { loaded: await wholeIfEdited(scanned), migrated: false };
   if (options.dryRun) return { loaded: await readSession(file), migrated: false };
   await migrateScannedFile(scanned, { dropTruncatedTail: options.dropTruncatedTail });
   return { loaded: await wholeIfEdited(await scanSession(file, runner)), migrated: true };
+}
+
+/**
+ * A small session on the calling thread, read whole and planned from memory: one JSON.parse per
+ * line, no refs, no lightening. The entries appended and the spill files written are the same
+ * bytes as on the file route (test/compact-routes.test.ts).
+ */
+async function loadWhole(file: string, options: CompactOptions): Promise<{ loaded: LoadedSession; migrated: boolean }> {
+  const loaded = await readSession(file);
+  refuseJoined(loaded, options);
+  if (loaded.originalVersion >= CURRENT_SESSION_VERSION || options.dryRun) return { loaded, migrated: false };
+  return { loaded: await migrateFileInPlace(loaded, { dropTruncatedTail: options.dropTruncatedTail }), migrated: true };
+}
+
+function refuseJoined(loaded: LoadedSession, options: CompactOptions): void {
+  const joined = loaded.joinedLines[0];
+  if (joined !== undefined && options.refuseJoinedLines) {
+    throw new SessionFileError("joined-entries", loaded.file, "line holds entries glued together, which pi ignores", joined);
+  }
+}
+
+/** The file's size; a file that cannot be read is left to the reader, whose error names it. */
+async function sizeOf(file: string): Promise<number> {
+  try {
+    return (await fs.promises.stat(file)).size;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }
 
 /**

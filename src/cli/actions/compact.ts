@@ -85,7 +85,7 @@ async function compactAll(io: CliIo, inputs: string[], raw: RawCompactOptions, r
   } finally {
     progress.stop();
   }
-  await printRun(io, outcomes, performance.now() - started, json, settings);
+  await printRun(io, { outcomes, workers: run.workers }, performance.now() - started, json, settings);
   return outcomes.every((o) => o.ok) ? 0 : 1;
 }
 
@@ -102,10 +102,16 @@ async function compactWithProgress(run: Run, session: SessionStart): Promise<Ses
   return outcome;
 }
 
-async function printRun(io: CliIo, outcomes: SessionOutcome[], wallMs: number, json: boolean, settings: LoadedSettings): Promise<void> {
+/** The sessions' outcomes, and the worker threads that compacted them (0: inline). */
+interface RunOutcome {
+  outcomes: SessionOutcome[];
+  workers: number;
+}
+
+async function printRun(io: CliIo, { outcomes, workers }: RunOutcome, wallMs: number, json: boolean, settings: LoadedSettings): Promise<void> {
   const totals = runTotals(outcomes, wallMs);
   if (json) {
-    const body = { ok: totals.failed === 0, sessions: outcomes, totals, settings: settingsJson(settings) };
+    const body = { ok: totals.failed === 0, workers, sessions: outcomes, totals, settings: settingsJson(settings) };
     await writeOut(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
   } else if (outcomes.length > 1) {
     await writeOut(io.stdout, `${formatTotals(totals, colorsEnabled(io.stdout, io.env))}\n`);

@@ -2,7 +2,8 @@
 
 import type { Command } from "commander";
 import { DEFAULT_SPILL_PREVIEW_BYTES, DEFAULT_SPILL_THRESHOLD } from "../../core/defaults.js";
-import { addFollowLinksOption, addProtectionOptions, capWorkers, defaultWorkers, integerParser, type FollowLinksFlag } from "../options.js";
+import { SMALL_SESSION_BYTES } from "../../main/small-session.js";
+import { addFollowLinksOption, addProtectionOptions, capWorkers, compactWorkersFor, integerParser, type FollowLinksFlag } from "../options.js";
 import type { CliIo } from "../output.js";
 import type { ExitState } from "../run-cli.js";
 
@@ -44,7 +45,7 @@ export function registerCompact(program: Command, io: CliIo, exit: ExitState): v
     .command("compact")
     .description("compress the closed tool-call chains of saved sessions, appending to each session in place")
     .argument("<sessions...>", "session files (*.jsonl), or folders searched recursively for them")
-    .option("--workers <n>", "worker threads compressing chains (0 = inline; at most the available parallelism)", integerParser(0), defaultWorkers())
+    .option("--workers <n>", `worker threads compressing chains (0 = inline; at most the available parallelism; default: one per core, or inline when the session files named are under ${SMALL_SESSION_BYTES / (1024 * 1024)} MiB in all)`, integerParser(0))
     .option("--dry-run", "report what would happen; write nothing")
     .option("--out <file>", "compact a copy written to FILE; the input stays byte-identical");
   addProtectionOptions(command)
@@ -57,7 +58,8 @@ export function registerCompact(program: Command, io: CliIo, exit: ExitState): v
     .option("--repair", "drop an incomplete last line or malformed lines, after copying the session to <session>.bak");
   addFollowLinksOption(command)
     .addHelpText("after", EXAMPLES)
-    .action(async (sessions: string[], raw: RawCompactOptions) => {
+    .action(async (sessions: string[], given: Omit<RawCompactOptions, "workers"> & { workers?: number }) => {
+      const raw = { ...given, workers: given.workers ?? compactWorkersFor(sessions) };
       // The pool's threads start first and boot while the compression machinery loads; both are
       // imported here, so `--help` and usage errors never load them.
       const workers = capWorkers(raw.workers).workers;
