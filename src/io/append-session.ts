@@ -5,12 +5,12 @@
  * read: someone else wrote it, and our idea of the leaf would be stale. (A version-1/2 file is
  * first rewritten as version 3: io/migrate-file.ts.)
  */
-import { constants } from "node:fs";
+import { constants, fstatSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import type { CustomEntry } from "../core/session-types.js";
 import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
-import { writeFully, writeFullyV } from "./atomic-write.js";
+import { writeFully, writeFullyV, writeFullyVSync } from "./atomic-write.js";
 import type { EntryIdSet } from "../core/entry-id-set.js";
 import type { LoadedSession } from "./loaded-session.js";
 import { CUSTOM_TYPE_INDEX } from "../core/custom-types.js";
@@ -59,7 +59,7 @@ export class SessionAppender {
     }
     const handle = await openForAppend(loaded.file);
     try {
-      await checkSize(handle, loaded.file, loaded.byteLength);
+      checkSize(handle, loaded.file, loaded.byteLength);
       // The partial line starts right after a "\n", so cutting there leaves a clean end.
       if (tail !== null) {
         await handle.truncate(tail.byteOffset);
@@ -143,12 +143,13 @@ export class SessionAppender {
   private async writeLine(line: string | Buffer[], durable: boolean, kind: "index" | "other"): Promise<void> {
     const handle = this.handle;
     if (handle === null) throw new SessionFileError("io", this.file, "appender is closed");
-    await checkSize(handle, this.file, this.size);
+    checkSize(handle, this.file, this.size);
     const parts = lineParts(line, this.needsNewline);
     const length = parts.reduce((sum, part) => sum + part.length, 0);
     if (kind === "index" && crashPlanned("index-append-partial")) await simulateTornWrite(handle, Buffer.concat(parts));
     try {
-      await writeFullyV(handle, parts);
+      if (length <= SYNC_WRITE_MAX_BYTES) writeFullyVSync(handle.fd, parts);
+      else await writeFullyV(handle, parts);
       if (durable) await handle.sync();
     } catch (error) {
       // A failed append must not leave a half line that would corrupt every later one.
@@ -167,13 +168,32 @@ export class SessionAppender {
   }
 
   private newId(): string {
-    const randomId = this.options.randomId ?? (() => randomBytes(4).toString("hex"));
+    const randomId = this.options.randomId ?? pooledRandomId;
     for (let attempt = 0; attempt < 100; attempt++) {
       const id = randomId();
       if (!this.knownIds.has(id)) return id;
     }
     throw new SessionFileError("duplicate-id", this.file, "could not find an unused entry id");
   }
+}
+
+/**
+ * Lines up to this size are written on the calling thread: a thread-pool round trip costs more
+ * than writing them to the page cache, and a session of many small chains appends thousands.
+ * Longer lines are written off the thread, so that the event loop is not held while they are.
+ */
+const SYNC_WRITE_MAX_BYTES = 256 * 1024;
+
+/** Random bytes for entry ids, drawn a few KiB at a time: one randomBytes call per entry cost more than its write. */
+const idBytes = { pool: Buffer.alloc(0), next: 0 };
+
+function pooledRandomId(): string {
+  if (idBytes.next + 4 > idBytes.pool.length) {
+    idBytes.pool = randomBytes(4096);
+    idBytes.next = 0;
+  }
+  idBytes.next += 4;
+  return idBytes.pool.toString("hex", idBytes.next - 4, idBytes.next);
 }
 
 async function openForAppend(file: string): Promise<FileHandle> {
@@ -189,8 +209,9 @@ async function openForAppend(file: string): Promise<FileHandle> {
   }
 }
 
-async function checkSize(handle: FileHandle, file: string, expected: number): Promise<void> {
-  const { size } = await handle.stat();
+/** On the calling thread: one fstat(2) costs less than a thread-pool round trip, before every line. */
+function checkSize(handle: FileHandle, file: string, expected: number): void {
+  const { size } = fstatSync(handle.fd);
   if (size !== expected) {
     throw new SessionFileError("io", file, `file changed since it was read (expected ${expected} bytes, found ${size})`);
   }

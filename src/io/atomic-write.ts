@@ -5,6 +5,7 @@
  * Content is written chunk by chunk, so callers can stream large files.
  */
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { crashPoint } from "./crash-points.js";
@@ -92,14 +93,28 @@ export async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise
 
 /** Writes every part, in order, with as few writev(2) calls as the kernel allows (one, normally). */
 export async function writeFullyV(handle: FileHandle, parts: readonly Uint8Array[]): Promise<void> {
-  let rest = parts.filter((part) => part.length > 0);
-  while (rest.length > 0) {
-    let { bytesWritten } = await handle.writev(rest);
-    if (bytesWritten === 0) throw new Error("writev(2) made no progress");
-    // Drop what was written: whole parts first, then the front of a partly written one.
-    while (rest.length > 0 && bytesWritten >= rest[0]!.length) bytesWritten -= rest.shift()!.length;
-    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
+  for (let rest = nonEmpty(parts); rest.length > 0; ) rest = unwritten(rest, (await handle.writev(rest)).bytesWritten);
+}
+
+/** writeFullyV on the calling thread, for lines short enough that a thread-pool round trip costs more than the write. */
+export function writeFullyVSync(fd: number, parts: readonly Uint8Array[]): void {
+  for (let rest = nonEmpty(parts); rest.length > 0; ) rest = unwritten(rest, fs.writevSync(fd, rest));
+}
+
+function nonEmpty(parts: readonly Uint8Array[]): Uint8Array[] {
+  return parts.filter((part) => part.length > 0);
+}
+
+/** What is left of `parts` after a writev(2) wrote `bytesWritten`: whole parts first, then the front of a partly written one. */
+function unwritten(parts: Uint8Array[], bytesWritten: number): Uint8Array[] {
+  if (bytesWritten === 0) throw new Error("writev(2) made no progress");
+  let rest = parts;
+  let left = bytesWritten;
+  while (rest.length > 0 && left >= rest[0]!.length) {
+    left -= rest[0]!.length;
+    rest = rest.slice(1);
   }
+  return left > 0 ? [rest[0]!.subarray(left), ...rest.slice(1)] : rest;
 }
 
 /** Makes the rename durable. Some platforms cannot fsync a folder; that is not an error there. */

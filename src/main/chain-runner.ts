@@ -19,8 +19,10 @@ export function createChainRunner(workers: number, options: RunnerOptions = {}):
  * calling thread (the pool's threads load their own).
  */
 function workerModules() {
-  return Promise.all([import("../workers/run-chain-task.js"), import("../workers/scan-shard.js")]);
+  return (loadedWorkerModules ??= Promise.all([import("../workers/run-chain-task.js"), import("../workers/scan-shard.js")]));
 }
+
+let loadedWorkerModules: Promise<[typeof import("../workers/run-chain-task.js"), typeof import("../workers/scan-shard.js")]> | undefined;
 
 function inlineRunner(): ChainRunner {
   // One task at a time, as one worker would: the next chains' spans must not all be in memory at

@@ -6,9 +6,10 @@
  */
 
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Piscina } from "piscina";
+import type { Piscina } from "piscina";
 import type { ChainTask, ChainTaskResult } from "../workers/chain-task.js";
 import type { ShardTask } from "../workers/scan-task.js";
 import { sliceBytes } from "../workers/file-slice-columns.js";
@@ -26,6 +27,11 @@ import { Slots } from "./task-slots.js";
  */
 const WORKER_YOUNG_GENERATION_MB = 8;
 
+/** piscina, loaded by the first pool started: an inline run (and `--help`) never loads its modules. */
+function loadPiscina(): typeof import("piscina") {
+  return createRequire(import.meta.url)("piscina") as typeof import("piscina");
+}
+
 /** A pool of `workers` threads, started now. */
 export function startPool(workers: number, options: RunnerOptions = {}): ChainRunner {
   const deadlineMs = options.deadlineMs ?? taskDeadlineMs;
@@ -33,7 +39,7 @@ export function startPool(workers: number, options: RunnerOptions = {}): ChainRu
   // Checked here: a thread that cannot find its module makes piscina emit errors with no task to
   // fail (the process crashed on the first one) and leave later tasks waiting forever.
   if (!fs.existsSync(filename)) throw new Error(`the worker threads' module ${filename} is missing: chainpress is not fully built (run "npm run build" in its folder)`);
-  const pool = new Piscina({
+  const pool = new (loadPiscina().Piscina)({
     filename,
     minThreads: workers,
     maxThreads: workers,
