@@ -1,6 +1,7 @@
 /**
- * A small session compacted inline is read whole and planned from memory (main/small-session.ts);
- * a pool's run scans it and plans from the file. Both must write the same bytes: the migrated
+ * A small session compacted inline is read whole (main/small-session.ts); a pool's run scans it
+ * and lightens it. Both send each chain as lines of the file, with this thread's messages whole or
+ * lightened. Both must write the same bytes: the migrated
  * file, the appended entries (ids, parents, times and spill folders aside, which are random, the
  * clock's or each run's) and the spill files.
  */
@@ -10,6 +11,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
 import { compactSession } from "../src/main/compact-session.js";
+import type { ChainTask } from "../src/workers/chain-task.js";
 import { copyReal } from "./helpers/cli-harness.js";
 import { REPO_ROOT } from "./helpers/fixture-paths.js";
 import { removeTempDirs, tempDir } from "./helpers/temp-dirs.js";
@@ -20,11 +22,12 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** A runner that notes how each chain task carried its span: "lines" of the file, or "messages" from memory. */
+/** A runner that notes how each chain task carried its span: lines of the file with this thread's messages whole or lightened, or the messages. */
 function notingRunner(workers: number, kinds: Set<string>): ChainRunner {
   const runner = createChainRunner(workers);
   runners.push(runner);
-  return { ...runner, run: (task, onStart) => (kinds.add(task.input.kind === "file-slice" ? "lines" : "messages"), runner.run(task, onStart)) };
+  const kindOf = (input: ChainTask["input"]) => (input.kind === "file-slice" ? `lines, ${input.mainMessages}` : input.kind);
+  return { ...runner, run: (task, onStart) => (kinds.add(kindOf(task.input)), runner.run(task, onStart)) };
 }
 
 /** The file as compacted, with what legitimately varies between two runs masked out of the appended lines. */
@@ -74,8 +77,8 @@ describe("the whole-read route of a small session", () => {
       runs.push({ kinds, compressed: report.compressed.length, file: masked(file, migratedLines), spills: spillFiles(dir) });
     }
     const [inline, pooled] = runs;
-    expect(inline!.kinds).toEqual(new Set(["messages"]));
-    expect(pooled!.kinds).toEqual(new Set(["lines"]));
+    expect(inline!.kinds).toEqual(new Set(["lines, whole"]));
+    expect(pooled!.kinds).toEqual(new Set(["lines, lightened"]));
     expect(inline!.compressed).toBeGreaterThan(0);
     expect(inline!.compressed).toBe(pooled!.compressed);
     expect(inline!.file.kept.join("\n")).toBe(pooled!.file.kept.join("\n"));

@@ -122,6 +122,17 @@ function readUpstream(stderr: string): Read {
     const report = JSON.parse(last) as { compressed: number; appendedLines: number };
     return { values: { compressed: report.compressed, appendedEntries: report.appendedLines } };
   } catch {
-    return { values: { compressed: 0, appendedEntries: 0 }, failure: "no --report line on stderr" };
+    return readCutReport(last);
   }
+}
+
+/**
+ * A report line longer than the stderr kept (thousands of block ids) has lost its start: its
+ * end still names the chain entries appended, one per chain compressed, and the lines.
+ */
+function readCutReport(tail: string): Read {
+  const chains = /"context-prune-chain":(\d+)/.exec(tail)?.[1];
+  const lines = /"appendedLines":(\d+)/.exec(tail)?.[1];
+  if (chains === undefined || lines === undefined) return { values: { compressed: 0, appendedEntries: 0 }, failure: "no --report line on stderr" };
+  return { values: { compressed: Number(chains), appendedEntries: Number(lines) } };
 }

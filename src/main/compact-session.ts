@@ -25,7 +25,7 @@ import type { AppendEntry } from "./append-entry.js";
 import type { ChainRunner } from "./chain-runner.js";
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions } from "./compact-options.js";
 import { buildCompactReport, type CompactReport } from "./compact-report.js";
-import { compressEligible, type ChainProgress } from "./compress-eligible.js";
+import { compressEligible, type ChainProgress, type ChainSource } from "./compress-eligible.js";
 import type { OpenChainInput } from "./compress-open-chain.js";
 import { measureContextCooperatively, type ContextSize, type MessageLengths } from "./context-size.js";
 import { driveSteps } from "./cooperative.js";
@@ -87,7 +87,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       diagnostics,
       spill: spillSettings(model, options, writer.blobDir),
       runner: params.runner,
-      source: loaded.lightened ? { kind: "file", fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) } : { kind: "memory" },
+      source: chainSource(model),
       ...(params.onProgress ? { onChainDone: params.onProgress } : {}),
       // Measured while the first chains run; nothing has been committed yet.
       whileFirstChainsRun: async () => void (before = await measureContextCooperatively(model, renderOptions, lengths)),
@@ -123,9 +123,9 @@ async function loadForCompaction(file: string, runner: ChainRunner, options: Com
 }
 
 /**
- * A small session on the calling thread, read whole and planned from memory: one JSON.parse per
- * line, no refs, no lightening. The entries appended and the spill files written are the same
- * bytes as on the file route (test/compact-routes.test.ts).
+ * A small session on the calling thread, read whole: one JSON.parse per line, no refs, no
+ * lightening. The entries appended and the spill files written are the same bytes as on the
+ * scanned route (test/compact-routes.test.ts).
  */
 async function loadWhole(file: string, options: CompactOptions): Promise<{ loaded: LoadedSession; migrated: boolean }> {
   const loaded = await readSession(file);
@@ -158,6 +158,19 @@ async function sizeOf(file: string): Promise<number> {
 async function wholeIfEdited(scanned: LoadedSession): Promise<LoadedSession> {
   if (!scanned.entries.some((entry) => entry.type === "context_edit")) return scanned;
   return readSession(scanned.file);
+}
+
+/**
+ * Where the workers get each chain's span. From a scan, the file's lines; from whole entries of a
+ * version-3 file as it is on disk, its lines too, read and checked by the worker as pi's own
+ * compaction sends them (no encoding on this thread); otherwise (context edits, an old file in a
+ * dry run) the messages as this thread holds them.
+ */
+function chainSource(model: SessionModel): ChainSource {
+  const loaded = model.loaded;
+  if (loaded.lightened) return { kind: "file", fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) };
+  const asOnDisk = loaded.originalVersion >= CURRENT_SESSION_VERSION && !loaded.entries.some((entry) => entry.type === "context_edit");
+  return asOnDisk ? { kind: "memory", linesOnDisk: (plan: DeterministicPlan) => fileSliceOf(model, plan) } : { kind: "memory" };
 }
 
 /** The chain a crashed or abandoned run left open, when the policy is on (issue 13). */
