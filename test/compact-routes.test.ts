@@ -14,6 +14,7 @@ import { compactSession } from "../src/main/compact-session.js";
 import type { ChainTask } from "../src/workers/chain-task.js";
 import { copyReal } from "./helpers/cli-harness.js";
 import { REPO_ROOT } from "./helpers/fixture-paths.js";
+import { maskedLine } from "./helpers/masked-lines.js";
 import { removeTempDirs, tempDir } from "./helpers/temp-dirs.js";
 
 const runners: ChainRunner[] = [];
@@ -33,17 +34,7 @@ function notingRunner(workers: number, kinds: Set<string>): ChainRunner {
 /** The file as compacted, with what legitimately varies between two runs masked out of the appended lines. */
 function masked(file: string, originalLines: number): { kept: string[]; appended: string[] } {
   const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");
-  const appended = lines.slice(originalLines).map((line) => {
-    const entry = JSON.parse(line);
-    entry.id = "<id>";
-    entry.parentId = "<parent>";
-    entry.timestamp = "<ts>";
-    if (entry.data?.compressedAt) entry.data.compressedAt = 0;
-    // Absolute, so it names each run's own folder.
-    for (const record of entry.data?.toolCalls ?? []) if (record.spillPath) record.spillPath = path.basename(record.spillPath);
-    return JSON.stringify(entry);
-  });
-  return { kept: lines.slice(0, originalLines), appended };
+  return { kept: lines.slice(0, originalLines), appended: lines.slice(originalLines).map(maskedLine) };
 }
 
 function spillFiles(dir: string): Record<string, string> {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
 import { compressFile } from "./helpers/compress-harness.js";
+import { maskedLine } from "./helpers/masked-lines.js";
 import { calls, SessionBuilder } from "./helpers/session-builder.js";
 
 /** Eight chains with mixed sizes, reused ids, one oversized output each few chains. */
@@ -39,15 +40,7 @@ function countingRunner(runner: ChainRunner, kinds: string[]): ChainRunner {
 
 /** Appended lines with the fields that legitimately vary masked out. */
 function appendedMasked(file: string, headerLines: number): string[] {
-  return fs.readFileSync(file, "utf8").trim().split("\n").slice(headerLines).map((line) => {
-    const entry = JSON.parse(line);
-    entry.id = "<id>";
-    entry.parentId = "<parent>";
-    entry.timestamp = "<ts>";
-    if (entry.data?.compressedAt) entry.data.compressedAt = 0;
-    for (const record of entry.data?.toolCalls ?? []) if (record.spillPath) record.spillPath = path.basename(record.spillPath);
-    return JSON.stringify(entry);
-  });
+  return fs.readFileSync(file, "utf8").trim().split("\n").slice(headerLines).map(maskedLine);
 }
 
 function spillFiles(file: string): Record<string, string> {
