@@ -1,7 +1,7 @@
 /**
- * A small session compacted inline is read whole (main/small-session.ts); a pool's run scans it
- * and lightens it. Both send each chain as lines of the file, with this thread's messages whole or
- * lightened. Both must write the same bytes: the migrated
+ * A small session compacted inline is read whole (main/small-session.ts), and each chain's task
+ * reads the messages where they lie; a pool's run scans it and lightens it, and each chain goes to
+ * its worker as lines of the file. Both must write the same bytes: the migrated
  * file, the appended entries (ids, parents, times and spill folders aside, which are random, the
  * clock's or each run's) and the spill files.
  */
@@ -68,7 +68,7 @@ describe("the whole-read route of a small session", () => {
       runs.push({ kinds, compressed: report.compressed.length, file: masked(file, migratedLines), spills: spillFiles(dir) });
     }
     const [inline, pooled] = runs;
-    expect(inline!.kinds).toEqual(new Set(["lines, whole"]));
+    expect(inline!.kinds).toEqual(new Set(["messages"]));
     expect(pooled!.kinds).toEqual(new Set(["lines, lightened"]));
     expect(inline!.compressed).toBeGreaterThan(0);
     expect(inline!.compressed).toBe(pooled!.compressed);

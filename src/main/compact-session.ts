@@ -18,7 +18,8 @@ import { SessionAppender } from "../io/append-session.js";
 import { migrateFileInPlace } from "../io/migrate-file.js";
 import { readSession, type LoadedSession } from "../io/read-session.js";
 import { SessionFileError } from "../io/session-errors.js";
-import { CURRENT_SESSION_VERSION } from "../core/session-types.js";
+import { CURRENT_SESSION_VERSION, type SessionEntry } from "../core/session-types.js";
+import { stepDue, type Steps } from "../core/steps.js";
 import { spillModesFor } from "../io/write-spill.js";
 import type { SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
@@ -156,21 +157,25 @@ async function sizeOf(file: string): Promise<number> {
  * memory. Sessions without edits keep the file road.
  */
 async function wholeIfEdited(scanned: LoadedSession): Promise<LoadedSession> {
-  if (!scanned.entries.some((entry) => entry.type === "context_edit")) return scanned;
+  if (!(await driveSteps(holdsContextEdits(scanned.entries)))) return scanned;
   return readSession(scanned.file);
 }
 
+function* holdsContextEdits(entries: readonly SessionEntry[]): Steps<boolean> {
+  for (let i = 0; i < entries.length; i++) {
+    if (stepDue(i)) yield;
+    if (entries[i]!.type === "context_edit") return true;
+  }
+  return false;
+}
+
 /**
- * Where the workers get each chain's span. From a scan, the file's lines; from whole entries of a
- * version-3 file as it is on disk, its lines too, read and checked by the worker as pi's own
- * compaction sends them (no encoding on this thread); otherwise (context edits, an old file in a
- * dry run) the messages as this thread holds them.
+ * Where each chain's task gets its span. From a scan, the file's lines; from whole entries (a small
+ * session inline, context edits, an old file in a dry run), the messages as this thread holds them.
  */
 function chainSource(model: SessionModel): ChainSource {
-  const loaded = model.loaded;
-  if (loaded.lightened) return { kind: "file", fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) };
-  const asOnDisk = loaded.originalVersion >= CURRENT_SESSION_VERSION && !loaded.entries.some((entry) => entry.type === "context_edit");
-  return asOnDisk ? { kind: "memory", linesOnDisk: (plan: DeterministicPlan) => fileSliceOf(model, plan) } : { kind: "memory" };
+  if (model.loaded.lightened) return { kind: "file", fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) };
+  return { kind: "memory" };
 }
 
 /** The chain a crashed or abandoned run left open, when the policy is on (issue 13). */

@@ -87,8 +87,13 @@ async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSl
   return madeWork(result, takeOutputs(plan), plan, true);
 }
 
-/** Messages held in memory (pi's): from their lines on disk when the worker finds them there, else encoded on this thread. */
+/**
+ * Messages held in memory (pi's): handed over as they are when the task runs on this thread;
+ * otherwise from their lines on disk when the worker finds them there, else encoded on this thread.
+ */
 async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, lane: PrepareLane, { linesOnDisk }: MemoryRoad, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
+  // Inline, the task reads the plan's messages in place: neither re-read from disk nor encoded.
+  if (deps.runner.workers === 0) return runInPlace(deps, plan, onStart);
   const started = linesOnDisk && (await lane.run(() => startFromDisk(deps, linesOnDisk, plan, onStart)));
   const fromDisk = started && (await started.work);
   if (fromDisk) {
@@ -113,6 +118,14 @@ async function runFromMemory(deps: CompressEligibleDeps, stats: CompressStats, l
   // From here on only the encoded copy (owned by the task) is alive.
   dropInner(plan);
   return recordsWork(await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "encoded", chunks: encoded.chunks }), onStart), plan);
+}
+
+/** The plan's messages, read by an inline task where they lie; its records share their strings. */
+async function runInPlace(deps: CompressEligibleDeps, plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
+  dropOutputs(plan);
+  const task = buildTask(deps, plan, { kind: "messages", messages: plan.inner });
+  dropInner(plan);
+  return recordsWork(await runAndSettleSpills(deps.runner, task, onStart), plan);
 }
 
 /**
