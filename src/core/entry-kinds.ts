@@ -5,6 +5,7 @@
  */
 
 import type { SessionEntry } from "./session-types.js";
+import { runSteps, stepDue, type Steps } from "./steps.js";
 
 export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
   "session",
@@ -31,8 +32,14 @@ export interface UnknownEntryKind {
 
 /** The unknown kinds among `entries`, in order of first appearance. */
 export function unknownEntryKinds(entries: readonly SessionEntry[]): UnknownEntryKind[] {
+  return runSteps(unknownEntryKindsSteps(entries));
+}
+
+/** unknownEntryKinds, pausable (core/steps.ts). */
+export function* unknownEntryKindsSteps(entries: readonly SessionEntry[]): Steps<UnknownEntryKind[]> {
   const kinds = new Map<string, UnknownEntryKind>();
   for (let index = 0; index < entries.length; index++) {
+    if (stepDue(index)) yield;
     const type = entries[index]!.type;
     if (KNOWN_ENTRY_TYPES.has(type)) continue;
     const kind = kinds.get(type);

@@ -30,7 +30,7 @@ export class SpanIndex {
   private readonly userAt = new Map<number, number>();
   private readonly assistantAt = new Map<number, number>();
   /** The timestamps kept, when the index was built for given boundaries only. */
-  private readonly wanted: { users: Set<number>; assistants: Set<number> } | undefined;
+  private wanted: { users: Set<number>; assistants: Set<number> } | undefined;
 
   /** `boundaries`: the only ones `resolve` will be asked for (default: any). */
   constructor(
@@ -38,13 +38,15 @@ export class SpanIndex {
     indexNow = true,
     boundaries?: Iterable<SpanBoundary>,
   ) {
-    this.wanted = boundaries && wantedTimestamps(boundaries);
+    this.wanted = boundaries && runSteps(wantedTimestamps(boundaries));
     if (indexNow) runSteps(this.fill());
   }
 
   /** The index, built pausably (core/steps.ts); `boundaries` as for the constructor. */
   static *steps(messages: readonly AgentMessage[], boundaries?: Iterable<SpanBoundary>): Steps<SpanIndex> {
-    const index = new SpanIndex(messages, false, boundaries);
+    const index = new SpanIndex(messages, false);
+    // Thousands of chains are thousands of boundaries: collected in slices too.
+    index.wanted = boundaries && (yield* wantedTimestamps(boundaries));
     yield* index.fill();
     return index;
   }
@@ -86,10 +88,12 @@ export class SpanIndex {
   }
 }
 
-function wantedTimestamps(boundaries: Iterable<SpanBoundary>): { users: Set<number>; assistants: Set<number> } {
+function* wantedTimestamps(boundaries: Iterable<SpanBoundary>): Steps<{ users: Set<number>; assistants: Set<number> }> {
   const users = new Set<number>();
   const assistants = new Set<number>();
+  let count = 0;
   for (const boundary of boundaries) {
+    if (stepDue(count++)) yield;
     if (boundary.finalAssistantTimestamp === null) continue;
     users.add(boundary.startUserTimestamp);
     assistants.add(boundary.finalAssistantTimestamp);

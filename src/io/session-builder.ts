@@ -15,7 +15,7 @@ import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "
 import { SessionFileError, sessionWarning, type SessionWarning } from "./session-errors.js";
 import { EntryIdSet } from "../core/entry-id-set.js";
 import { isObject } from "../core/entry-shapes.js";
-import { describeUnknownKind, unknownEntryKinds } from "../core/entry-kinds.js";
+import { describeUnknownKind, unknownEntryKindsSteps } from "../core/entry-kinds.js";
 import type { LineResult } from "./session-line.js";
 import { runSteps, stepDue, type Steps } from "../core/steps.js";
 import { EntryLocations } from "./entry-locations.js";
@@ -222,7 +222,7 @@ export class SessionBuilder {
       kept?.push(entry as SessionEntry);
     }
     const entries = kept ?? (this.entries as SessionEntry[]);
-    for (const kind of unknownEntryKinds(entries)) {
+    for (const kind of yield* unknownEntryKindsSteps(entries)) {
       this.warnings.push(sessionWarning("unknown-entry-type", this.file, describeUnknownKind(kind), this.locations.line(raw[kind.firstIndex]!)));
     }
     return { entries, raw: kept ? raw.subarray(0, kept.length) : raw, ids, uniqueIds };

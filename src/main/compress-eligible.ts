@@ -102,6 +102,8 @@ export async function compressEligible(deps: CompressEligibleDeps): Promise<Comp
   const { state } = deps;
   const skipped = alreadyCompressed(deps.chains, state);
   const eligible = selectEligible(deps.chains, deps.rollingWindow, (s) => state.isCompressed(s), deps.graceKeys);
+  // Two passes over every chain, and the caller's own before them: thousands of chains fill a slice.
+  await pauseIfDue();
   const stats = new CompressStats();
   const window = inFlightWindow(deps);
   // Rooms for index bytes (ChainTask.indexRoom) are out with running tasks and with results not

@@ -59,8 +59,15 @@ export interface AcceptedRange {
  * messages the entry never described (fail-closed). Accepted spans are therefore disjoint.
  */
 export function planChainRanges(index: SpanIndex, entries: Iterable<ChainCompressionEntry>, diagnostics: DiagnosticReport[]): AcceptedRange[] {
+  return runSteps(planChainRangesSteps(index, entries, diagnostics));
+}
+
+/** planChainRanges, pausable (core/steps.ts): a session of thousands of chains resolves thousands of spans. */
+export function* planChainRangesSteps(index: SpanIndex, entries: Iterable<ChainCompressionEntry>, diagnostics: DiagnosticReport[]): Steps<AcceptedRange[]> {
   const resolved: AcceptedRange[] = [];
+  let count = 0;
   for (const entry of entries) {
+    if (stepDue(count++)) yield;
     const span = index.resolve(entry);
     if (span) resolved.push({ entry, ...span });
     else diagnostics.push(unresolvedReport(entry));
@@ -255,22 +262,38 @@ export function applyChainRanges(messages: AgentMessage[], state: PruneState, op
   return runSteps(applyChainRangesSteps(messages, state, options));
 }
 
-/**
- * applyChainRanges, pausable (core/steps.ts). `spans`, when the caller has one, indexes an array
- * whose user and assistant messages sit where they sit in `messages` (the same array before its
- * tool results were stubbed), so a large session's index is not built again per render.
- */
-export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions = {}, spans?: SpanIndex): Steps<ChainRenderResult> {
+/** The accepted ranges of a state's chains over some messages, with the reports of those refused. */
+export interface PlannedRanges {
+  ranges: AcceptedRange[];
+  diagnostics: DiagnosticReport[];
+}
+
+/** Plans the state's chains over `spans` (planChainRanges), pausable. */
+export function* plannedRangesSteps(spans: SpanIndex, state: PruneState): Steps<PlannedRanges> {
   const diagnostics: DiagnosticReport[] = [];
-  if (state.chains.size === 0) return { messages, diagnostics };
-  const ranges = planChainRanges(spans ?? (yield* SpanIndex.steps(messages, state.chains.values())), state.chains.values(), diagnostics);
+  const ranges = yield* planChainRangesSteps(spans, state.chains.values(), diagnostics);
+  return { ranges, diagnostics };
+}
+
+/**
+ * applyChainRanges, pausable (core/steps.ts). `planned`, when the caller has it, was planned over
+ * an array whose user and assistant messages sit where they sit in `messages` (the same array
+ * before its tool results were stubbed), so a large session's spans are not resolved again per render.
+ */
+export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneState, options: ChainRenderOptions = {}, planned?: PlannedRanges): Steps<ChainRenderResult> {
+  if (state.chains.size === 0) return { messages, diagnostics: [] };
+  const { ranges, diagnostics: refused } = planned ?? (yield* plannedRangesSteps(yield* SpanIndex.steps(messages, state.chains.values()), state));
+  const diagnostics = [...refused];
   if (ranges.length === 0) return { messages, diagnostics };
   const present = yield* presentSyntheticIds(messages);
   const bodyOfBlock = blockBodyLookup(state);
   const plan: EmitPlan = { insertAfter: new Map(), ends: new Set(), inside: new Uint8Array(messages.length), ranges };
   const checkIds = options.checkRecordedIds !== false;
   const maps = options.map === undefined ? undefined : new MapAllowance(options.map);
-  for (const range of ranges) {
+  for (let k = 0; k < ranges.length; k++) {
+    // Each range builds its chain's message: thousands of small chains are thousands of bodies.
+    if (stepDue(k)) yield;
+    const range = ranges[k]!;
     const span = yield* scanSpan(messages, range, checkIds);
     plan.inside.fill(1, range.startIndex + 1, range.endIndex);
     plan.ends.add(range.endIndex);

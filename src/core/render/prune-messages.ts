@@ -23,7 +23,7 @@ import { recoveryGraceKeysSteps } from "../select-eligible.js";
 import type { AgentMessage } from "../session-types.js";
 import { SpanIndex } from "../span-index.js";
 import { runSteps, type Steps } from "../steps.js";
-import { applyChainRangesSteps, planChainRanges } from "./chain-ranges.js";
+import { applyChainRangesSteps, plannedRangesSteps, type PlannedRanges } from "./chain-ranges.js";
 import { sweepOrphansSteps } from "./orphan-sweep.js";
 import { stubArchivedResultsSteps } from "./stub-results.js";
 
@@ -69,12 +69,12 @@ function graceKeysFor(messages: AgentMessage[], graceTurns: number): Steps<Set<s
 
 /**
  * Positions strictly inside the spans phase 3 will replace. Stubbing never moves a message or
- * changes a user/assistant timestamp, so the spans are the same before and after phase 1; the
- * real diagnostics come from phase 3 itself.
+ * changes a user/assistant timestamp, so the spans are the same before and after phase 1, and
+ * phase 3 applies the same plan.
  */
-function droppedPositions(spans: SpanIndex, state: PruneState): Uint8Array {
+function droppedPositions(spans: SpanIndex, planned: PlannedRanges): Uint8Array {
   const inside = new Uint8Array(spans.messages.length);
-  for (const range of planChainRanges(spans, state.chains.values(), [])) inside.fill(1, range.startIndex + 1, range.endIndex);
+  for (const range of planned.ranges) inside.fill(1, range.startIndex + 1, range.endIndex);
   return inside;
 }
 
@@ -88,7 +88,8 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
   const graceKeys = yield* graceKeysFor(messages, options.recoveryGraceTurns ?? DEFAULT_RECOVERY_GRACE_TURNS);
   // One index serves phases 1 and 3: stubbing moves no message and touches no user or assistant one.
   const spans = chainsOn && state.chains.size > 0 ? yield* SpanIndex.steps(messages, state.chains.values()) : undefined;
-  const dropped = spans ? droppedPositions(spans, state) : undefined;
+  const planned = spans ? yield* plannedRangesSteps(spans, state) : undefined;
+  const dropped = spans && planned ? droppedPositions(spans, planned) : undefined;
   const stubbed = yield* stubArchivedResultsSteps(messages, state, {
     isProtected: options.isProtected ?? DEFAULT_PROTECTION,
     graceKeys,
@@ -106,7 +107,7 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
       ...(map ? { map } : {}),
       ...(options.editedOutputs ? { editedOutputs: options.editedOutputs } : {}),
     };
-    const chains = yield* applyChainRangesSteps(current, state, chainOptions, spans);
+    const chains = yield* applyChainRangesSteps(current, state, chainOptions, planned);
     current = chains.messages;
     diagnostics.push(...chains.diagnostics);
   }
