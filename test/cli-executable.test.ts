@@ -6,6 +6,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliNodeFlags } from "../bench/lib/cli-node-flags.js";
+import { piBuilds } from "../bench/lib/pi-builds.js";
+import { hasInterruptBudget, raiseTierUpBudget } from "../src/cli/tier-up-budget.js";
 import { REPO_ROOT } from "./helpers/fixture-paths.js";
 import { CLI, ensureBuilt, jsonLines, removeTempDirs, tempDir, writeSmallSession } from "./helpers/cli-harness.js";
 
@@ -24,6 +26,30 @@ describe("the chainpress executable", () => {
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("compact");
+  });
+
+  it("starts on every supported node (20 and 22) as `env` finds it first on PATH, and compacts", () => {
+    const nodes = [...new Set(piBuilds().map((build) => build.node))];
+    expect(nodes.length).toBeGreaterThanOrEqual(2);
+    for (const node of nodes) {
+      const bin = tempDir("chainpress-node-");
+      fs.symlinkSync(node, path.join(bin, "node"));
+      const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` };
+      const file = writeSmallSession(tempDir("chainpress-exec-"));
+      // The executable itself, as npm's bin link runs it: the kernel reads the shebang.
+      const result = spawnSync(CLI, ["compact", file, "--json", "--force"], { encoding: "utf8", env });
+      expect(result.stderr, node).toBe("");
+      expect(result.status, node).toBe(0);
+      expect(JSON.parse(result.stdout).ok, node).toBe(true);
+    }
+  });
+
+  it("raises the tier-up budget only on a V8 that has the flag", () => {
+    expect(hasInterruptBudget("11.3.244.8-node.33")).toBe(true);
+    expect(hasInterruptBudget("10.2.154.26-node.36")).toBe(true);
+    expect(hasInterruptBudget("12.4.254.21-node.33")).toBe(false);
+    expect(hasInterruptBudget("11.8.172.17-node.19")).toBe(false);
+    expect(raiseTierUpBudget("12.4.254.21-node.33")).toBe(false);
   });
 
   it("the bench runs it with those same flags", () => {

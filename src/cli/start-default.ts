@@ -15,6 +15,7 @@ import { lowerOtherThreadsPriority } from "../io/thread-priority.js";
 import { watchBrokenPipe } from "./output.js";
 import { QUIET_MS } from "./preflight.js";
 import { runCli } from "./run-cli.js";
+import { raiseTierUpBudget } from "./tier-up-budget.js";
 
 /** Repository root: this file is dist/src/bin/start-default.js (bundled), dist/src/cli/start-default.js or src/cli/start-default.ts. */
 function repoRoot(): string {
@@ -52,6 +53,7 @@ async function main(): Promise<number> {
 }
 
 // chainpress's own process, as the executable's (src/cli/main.ts).
+raiseTierUpBudget();
 lowerOtherThreadsPriority();
 watchBrokenPipe(process.stdout);
 process.exitCode = await main();
