@@ -161,6 +161,7 @@ async function wholeIfEdited(scanned: LoadedSession): Promise<LoadedSession> {
   return readSession(scanned.file);
 }
 
+/** Whether any entry is a context edit, looked for in slices (a scan may hold millions of entries). */
 function* holdsContextEdits(entries: readonly SessionEntry[]): Steps<boolean> {
   for (let i = 0; i < entries.length; i++) {
     if (stepDue(i)) yield;

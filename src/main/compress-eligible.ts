@@ -73,8 +73,9 @@ export interface CompressEligibleDeps {
  * - "file" (`chainpress compact`): `messages` are lightened (core/light-value.ts), and every
  *   chain's worker reads the real bytes itself, from the lines of the session file `fileSlice`
  *   lists for its plan.
- * - "memory" (pi's, a library caller's): `messages` are whole, in memory, and each chain is
- *   encoded on this thread. With `linesOnDisk` (pi's `/pruner compact`), most are lines of the
+ * - "memory" (pi's, a library caller's, a small session read whole): `messages` are whole, in
+ *   memory. An inline runner's task reads them in place; for a pool each chain is encoded on
+ *   this thread. With `linesOnDisk` (pi's `/pruner compact`), most are lines of the
  *   session file already: a plan whose lines it finds goes to its worker as those lines, which the
  *   worker reads and checks itself; one it does not find (undefined), or whose lines the worker
  *   finds changed or cannot read, is encoded as usual.

@@ -1,8 +1,8 @@
 /**
  * One planned chain's task, from its plan to its worker's result: where its messages come from
- * (the session file's lines, pi's messages found on disk, or encoded on this thread), prepared in
- * the pass's lane and started when a worker is ready. What the plan no longer needs it lets go
- * of on the way (main/plan-chains.ts).
+ * (the session file's lines, pi's messages found on disk, encoded on this thread, or, inline, the
+ * messages themselves), prepared in the pass's lane and started when a worker is ready. What the
+ * plan no longer needs it lets go of on the way (main/plan-chains.ts).
  */
 
 import { buildRef } from "../core/chain-entry.js";

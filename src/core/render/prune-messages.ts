@@ -72,8 +72,8 @@ function graceKeysFor(messages: AgentMessage[], graceTurns: number): Steps<Set<s
  * changes a user/assistant timestamp, so the spans are the same before and after phase 1, and
  * phase 3 applies the same plan.
  */
-function droppedPositions(spans: SpanIndex, planned: PlannedRanges): Uint8Array {
-  const inside = new Uint8Array(spans.messages.length);
+function droppedPositions(length: number, planned: PlannedRanges): Uint8Array {
+  const inside = new Uint8Array(length);
   for (const range of planned.ranges) inside.fill(1, range.startIndex + 1, range.endIndex);
   return inside;
 }
@@ -89,7 +89,7 @@ export function* pruneMessagesSteps(messages: AgentMessage[], state: PruneState,
   // One index serves phases 1 and 3: stubbing moves no message and touches no user or assistant one.
   const spans = chainsOn && state.chains.size > 0 ? yield* SpanIndex.steps(messages, state.chains.values()) : undefined;
   const planned = spans ? yield* plannedRangesSteps(spans, state) : undefined;
-  const dropped = spans && planned ? droppedPositions(spans, planned) : undefined;
+  const dropped = planned ? droppedPositions(messages.length, planned) : undefined;
   const stubbed = yield* stubArchivedResultsSteps(messages, state, {
     isProtected: options.isProtected ?? DEFAULT_PROTECTION,
     graceKeys,
