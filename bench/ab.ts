@@ -11,6 +11,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fixtureOf, repoRoot } from "./fixtures/fixture-cache.js";
 import { DEFAULT_SEED } from "./fixtures/presets.js";
+import { builtCli } from "./lib/built-cli.js";
 import { cliNodeFlags } from "./lib/cli-node-flags.js";
 import { runMeasured, type ProcessMeasure } from "./lib/measured-process.js";
 import { freshCopy } from "./lib/scratch-copy.js";
@@ -31,8 +32,8 @@ async function runOnce(cli: string, fixture: string, workers: number, label: str
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { against: { type: "string" }, workers: { type: "string" }, iterations: { type: "string" }, seed: { type: "string" } } });
   if (!values.against) throw new Error("--against DIR: the other checkout (built with npm run build)");
-  const cliA = path.join(repoRoot(), "dist", "src", "bin", "main.js");
-  const cliB = path.join(path.resolve(values.against), "dist", "src", "bin", "main.js");
+  const cliA = builtCli(repoRoot());
+  const cliB = builtCli(path.resolve(values.against));
   const workers = Number(values.workers ?? 2);
   const iterations = Number(values.iterations ?? 3);
   const seed = values.seed === undefined ? DEFAULT_SEED : Number(values.seed);

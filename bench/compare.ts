@@ -15,6 +15,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fixtureOf, repoRoot } from "./fixtures/fixture-cache.js";
 import { DEFAULT_SEED } from "./fixtures/presets.js";
+import { builtCli } from "./lib/built-cli.js";
 import { contenderTable, judgeFixture, phaseTable, summarizeFixture, targetTable, type FixtureSummary, type TargetRow } from "./lib/compare-report.js";
 import { runRounds, type FixtureRuns } from "./lib/compare-rounds.js";
 import { machineInfo, sourceInfo } from "./lib/machine.js";
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   const workerCounts = (values.workers ?? "0,2").split(",").map((w) => nonNegativeInt(w, "--workers"));
   const seed = values.seed === undefined ? DEFAULT_SEED : nonNegativeInt(values.seed, "--seed");
   const root = repoRoot();
-  const cliFile = path.join(root, "dist", "src", "bin", "main.js");
+  const cliFile = builtCli(root);
   const peer = locatePeer(root, values.peer);
   const machine = machineInfo();
   const startedAt = new Date().toISOString();

@@ -14,6 +14,7 @@ import path from "node:path";
 import os from "node:os";
 import { ensureFixture, repoRoot } from "./fixtures/fixture-cache.js";
 import { markdownTable } from "./lib/table.js";
+import { builtCli } from "./lib/built-cli.js";
 
 interface CostRow {
   file: string;
@@ -36,7 +37,7 @@ const usd = (value: number) => `$${value.toFixed(2)}`;
 const pct = (value: number) => `${(value * 100).toFixed(1)}%`;
 
 function cliPath(): string {
-  return path.join(repoRoot(), "dist", "src", "bin", "main.js");
+  return builtCli(repoRoot());
 }
 
 /** Wall milliseconds of one whole CLI process. */

@@ -23,6 +23,7 @@ import { startLoadMonitor } from "../src/main/load-monitor.js";
 import { searchArchive } from "../src/main/search-archive.js";
 import { loadSessionModel } from "../src/main/session-model.js";
 import { ensureFixture, repoRoot } from "./fixtures/fixture-cache.js";
+import { builtCli } from "./lib/built-cli.js";
 import { DEFAULT_SEED } from "./fixtures/presets.js";
 import { archivedOutputs, measureFindability, measureMapCoverage } from "./lib/findability.js";
 import { runMeasured } from "./lib/measured-process.js";
@@ -37,7 +38,7 @@ async function measurePreset(name: string, seed: number) {
   const fixture = ensureFixture(name, seed);
   const copy = freshCopy(fixture.file, `find-${name}`);
   try {
-    const cli = path.join(repoRoot(), "dist", "src", "bin", "main.js");
+    const cli = builtCli(repoRoot());
     const compact = await runMeasured({ script: cli, args: ["compact", copy.file, "--force", "--json"], stdoutFile: path.join(copy.dir, "compact.json"), scratchDir: copy.dir });
     if (compact.exitCode !== 0) throw new Error(`compact failed: ${compact.stderr}`);
     const model = await loadSessionModel(copy.file);

@@ -38,12 +38,12 @@ describe("the bundles", () => {
   });
 
   it("the executable's chunks lie beside it, at the depth of the modules they came from", () => {
-    expect(CLI).toBe(path.join(BIN, "main.js"));
-    const files = fs.readdirSync(BIN).filter((name) => name.endsWith(".js"));
-    expect(files).toContain("start-default.js");
+    expect(CLI).toBe(path.join(BIN, "main.cjs"));
+    const files = fs.readdirSync(BIN).filter((name) => name.endsWith(".cjs") && name !== "compress-chain.worker.cjs");
+    expect(files).toContain("start-default.cjs");
     for (const name of files) {
       for (const specifier of importsOf(path.join(BIN, name)).filter(isRelative)) {
-        expect(specifier, `${name} imports ${specifier}`).toMatch(/^\.\/[^/]+\.js$/);
+        expect(specifier, `${name} imports ${specifier}`).toMatch(/^\.\/[^/]+\.cjs$/);
         expect(fs.existsSync(path.join(BIN, specifier)), `${name} imports ${specifier}`).toBe(true);
       }
     }
@@ -52,7 +52,7 @@ describe("the bundles", () => {
   it("package.json's bin and `npm start` run the bundles", () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string>; scripts: Record<string, string> };
     expect(path.resolve(ROOT, manifest.bin.chainpress!)).toBe(CLI);
-    expect(manifest.scripts.start).toContain(path.relative(ROOT, path.join(BIN, "start-default.js")));
+    expect(manifest.scripts.start).toContain(path.relative(ROOT, path.join(BIN, "start-default.cjs")));
   });
 
   it("a pool whose worker bundle is missing is refused as it starts, naming the file and the build", () => {

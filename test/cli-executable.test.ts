@@ -60,7 +60,7 @@ describe("the chainpress executable", () => {
 
   it("`npm start` runs the default job through that same shebang", () => {
     const scripts = (JSON.parse(fs.readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
-    const start = path.join(path.dirname(CLI), "start-default.js");
+    const start = path.join(path.dirname(CLI), "start-default.cjs");
     expect(scripts.start!.split("&&").map((part) => part.trim()).at(-1)).toBe(path.relative(REPO_ROOT, start));
     expect(fs.readFileSync(start, "utf8").split("\n", 1)[0]).toBe(fs.readFileSync(CLI, "utf8").split("\n", 1)[0]);
     expect(fs.statSync(start).mode & 0o111).toBe(0o111);

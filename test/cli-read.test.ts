@@ -111,7 +111,7 @@ describe("npm start entry point", () => {
   it("compacts a temporary copy of the bundled session and prints the report", () => {
     const source = path.join(REAL_SESSIONS, "large-session.jsonl");
     const hash = sha256(source);
-    const run = runNode(path.join(ROOT, "dist", "src", "bin", "start-default.js"), ["--json", "--workers", "0"], { CHAINPRESS_DEFAULT_SESSION: source });
+    const run = runNode(path.join(ROOT, "dist", "src", "bin", "start-default.cjs"), ["--json", "--workers", "0"], { CHAINPRESS_DEFAULT_SESSION: source });
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.out) as { ok: boolean; sessions: Array<{ file: string; report: { compressed: string[] } }> };
     expect(report.ok).toBe(true);
@@ -125,7 +125,7 @@ describe("npm start entry point", () => {
 
   it("with CHAINPRESS_KEEP_COPY=1 keeps the copy and says where", () => {
     const source = path.join(REAL_SESSIONS, "large-session.jsonl");
-    const run = runNode(path.join(ROOT, "dist", "src", "bin", "start-default.js"), ["--json", "--workers", "0"], { CHAINPRESS_DEFAULT_SESSION: source, CHAINPRESS_KEEP_COPY: "1" });
+    const run = runNode(path.join(ROOT, "dist", "src", "bin", "start-default.cjs"), ["--json", "--workers", "0"], { CHAINPRESS_DEFAULT_SESSION: source, CHAINPRESS_KEEP_COPY: "1" });
     expect(run.status, run.stderr).toBe(0);
     const folder = path.dirname((JSON.parse(run.out) as { sessions: Array<{ file: string }> }).sessions[0]!.file);
     expect(run.stderr).toContain(`kept the compacted copy and its spill files in ${folder}`);

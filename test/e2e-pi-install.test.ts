@@ -86,7 +86,7 @@ describe("packaging", () => {
     const packed = spawnSync("npm", ["pack", "--dry-run", "--json", "--silent"], { cwd: clone, encoding: "utf8", timeout: 240_000 });
     expect(packed.status, packed.stderr).toBe(0);
     const files = (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
-    for (const needed of ["extension.js", "package.json", "dist/src/extension/index.js", "dist/src/bin/compress-chain.worker.cjs", "dist/src/bin/main.js", "dist/src/index.d.ts"]) {
+    for (const needed of ["extension.js", "package.json", "dist/src/extension/index.js", "dist/src/bin/compress-chain.worker.cjs", "dist/src/bin/main.cjs", "dist/src/index.d.ts"]) {
       expect(files, needed).toContain(needed);
     }
     expect(files.filter((f) => f.startsWith("test/") || f.startsWith("fixtures/") || f.startsWith("src/"))).toEqual([]);

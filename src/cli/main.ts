@@ -21,5 +21,8 @@ raiseTierUpBudget();
 lowerOtherThreadsPriority();
 
 watchBrokenPipe(process.stdout);
-// exitCode, not exit(): pending stdout writes still reach a pipe before the process ends.
-process.exitCode = await runCli(process.argv.slice(2));
+// exitCode, not exit(): pending stdout writes still reach a pipe before the process ends. No
+// top-level await: the bundle is CommonJS (scripts/bundle.mjs).
+void runCli(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

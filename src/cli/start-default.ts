@@ -17,7 +17,7 @@ import { QUIET_MS } from "./preflight.js";
 import { runCli } from "./run-cli.js";
 import { raiseTierUpBudget } from "./tier-up-budget.js";
 
-/** Repository root: this file is dist/src/bin/start-default.js (bundled), dist/src/cli/start-default.js or src/cli/start-default.ts. */
+/** Repository root: this file is dist/src/bin/start-default.cjs (bundled), dist/src/cli/start-default.js or src/cli/start-default.ts. */
 function repoRoot(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   return here.includes(`${path.sep}dist${path.sep}`) ? path.resolve(here, "..", "..", "..") : path.resolve(here, "..", "..");
@@ -56,4 +56,6 @@ async function main(): Promise<number> {
 raiseTierUpBudget();
 lowerOtherThreadsPriority();
 watchBrokenPipe(process.stdout);
-process.exitCode = await main();
+void main().then((code) => {
+  process.exitCode = code;
+});

@@ -116,7 +116,7 @@ const WORKER_BUNDLE = "compress-chain.worker.cjs";
  */
 export function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
-  if (here.endsWith(".js")) return path.join(path.dirname(here), "..", "bin", WORKER_BUNDLE);
+  if (here.endsWith(".js") || here.endsWith(".cjs")) return path.join(path.dirname(here), "..", "bin", WORKER_BUNDLE);
   const root = path.resolve(path.dirname(here), "..", "..");
   return path.join(root, "dist", "src", "bin", WORKER_BUNDLE);
 }

@@ -15,7 +15,7 @@ import { REAL_SESSIONS_DIR } from "./fixture-paths.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The executable as bundled by `npm run build` (scripts/bundle.mjs), which package.json's `bin` names. */
-export const CLI = path.join(ROOT, "dist", "src", "bin", "main.js");
+export const CLI = path.join(ROOT, "dist", "src", "bin", "main.cjs");
 export const REAL_SESSIONS = REAL_SESSIONS_DIR;
 
 function newestMtime(dir: string): number {

@@ -43,7 +43,7 @@ export function stableCli(): string {
       "for (const f of files) await import(pathToFileURL(path.join(root, f)).href);",
     ].join("\n");
     const probe = spawnSync(process.execPath, ["--input-type=module", "-e", check, path.join(dir, "dist", "src")], { encoding: "utf8" });
-    if (probe.status === 0) return (snapshotCli = path.join(dir, "dist", "src", "bin", "main.js"));
+    if (probe.status === 0) return (snapshotCli = path.join(dir, "dist", "src", "bin", "main.cjs"));
     lastError = probe.stderr;
     fs.rmSync(dir, { recursive: true, force: true });
     spawnSync("sleep", ["3"]);
