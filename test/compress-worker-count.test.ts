@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createChainRunner, type ChainRunner } from "../src/main/chain-runner.js";
+import { COMMIT_GROUP_SIZE } from "../src/main/compress-eligible.js";
 import { compressFile } from "./helpers/compress-harness.js";
 import { maskedLine } from "./helpers/masked-lines.js";
 import { calls, SessionBuilder } from "./helpers/session-builder.js";
@@ -277,6 +278,29 @@ describe("bounded memory", () => {
     expect(started).toBe(10);
     // The window is 16 + 2 × 3 chains; prepared and waiting were never more than the 3 workers.
     expect(mostQueued).toBe(3);
+  });
+
+  it("inline, the next group's tasks run while a group's fsyncs are in flight, never more than one group ahead", async () => {
+    const s = new SessionBuilder();
+    const chains = COMMIT_GROUP_SIZE * 2 + 4;
+    for (let c = 0; c < chains; c++) s.chain(`t${c}`, calls(`f${c}`, 2));
+    const file = s.writeTemp();
+    const inner = createChainRunner(0);
+    let started = 0;
+    const runner: ChainRunner = { ...inner, run: (task, onStart) => (started++, inner.run(task, onStart)) };
+    // Tasks started when each fsync was asked for, and by the time it was done.
+    const syncs: Array<{ asked: number; done: number }> = [];
+    const wrapSync = (sync: () => Promise<void>) => async () => {
+      const asked = started;
+      await sync();
+      syncs.push({ asked, done: started });
+    };
+    const { result } = await compressFile(file, { runner, wrapSync });
+    expect(result.compressedEntries).toHaveLength(chains);
+    // Two fsyncs per group: the first group's let half of the second group go, then the rest.
+    expect(syncs[0]).toEqual({ asked: COMMIT_GROUP_SIZE, done: COMMIT_GROUP_SIZE * 1.5 });
+    expect(syncs[1]).toEqual({ asked: COMMIT_GROUP_SIZE * 1.5, done: COMMIT_GROUP_SIZE * 2 });
+    expect(Math.max(...syncs.map((sync) => sync.done))).toBe(chains);
   });
 
   it("writes each chain's index entry as its work arrives, before later chains of its group are done", async () => {

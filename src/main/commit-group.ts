@@ -27,6 +27,8 @@ export interface CommitContext {
   /** Writes one entry; durable once `sync` resolves. */
   append: AppendEntry;
   sync: () => Promise<void>;
+  /** Called once each fsync has been asked for, before it is awaited: work started here overlaps it. */
+  whileSyncing?: () => void;
   diagnostics: DiagnosticSink;
   now: () => number;
   /** Takes back a worker's index bytes once they are written (or will not be), to carry another chain's. */
@@ -201,7 +203,9 @@ function chainEntryFor(ctx: CommitContext, slot: Slot): ChainCompressionEntry {
 async function syncOrFail(ctx: CommitContext, written: IndexSlot[], what: string): Promise<boolean> {
   if (written.length === 0) return true;
   try {
-    await ctx.sync();
+    const synced = ctx.sync();
+    ctx.whileSyncing?.();
+    await synced;
     return true;
   } catch (error) {
     for (const slot of written) failSlot(slot, `${what} entry not durable: ${(error as Error).message}`, error);

@@ -51,7 +51,7 @@ export interface CompressEligibleDeps {
   /** Where each chain's worker gets its messages from (default: `{ kind: "memory" }`, every chain encoded). */
   source?: ChainSource;
   now?: () => number;
-  /** Chains dispatched but not yet committed; bounds memory (default: one commit group plus 2 × workers). */
+  /** Chains dispatched but not yet committed; bounds memory (default: one commit group plus 2 × workers; inline, up to one group more while a group's fsyncs run). */
   maxInFlight?: number;
   /**
    * Main-thread work to do while the first chains run in the workers, before anything is
@@ -193,7 +193,7 @@ async function runAndCommit(
   await run.deps.whileFirstChainsRun?.();
   for (let first = 0; first < plans.length; first += groupSize) {
     const last = Math.min(first + groupSize, plans.length);
-    const group = new GroupCommit(ctx);
+    const group = new GroupCommit(run.deps.runner.workers === 0 ? { ...ctx, whileSyncing: releaseNextGroup(tasks, last, groupSize) } : ctx);
     for (let i = first; i < last; i++) {
       // Keep the pool busy: dispatch ahead, never more than `window` uncommitted chains.
       tasks.allow(first + window);
@@ -202,6 +202,16 @@ async function runAndCommit(
     onGroup(group.items, await group.finish());
     run.deps.onChainDone?.({ done: last, total: plans.length, archivedChars: run.stats.archivedChars });
   }
+}
+
+/**
+ * Inline, the tasks run on this thread, which would otherwise wait for each of a group's two
+ * fsyncs: each lets half of the next group's tasks go, to run while the disk works. Only the order
+ * in which tasks start changes, never what they write (dispatch-window.ts).
+ */
+function releaseNextGroup(tasks: DispatchWindow<TaskOutcome>, last: number, groupSize: number): () => void {
+  let released = last;
+  return () => tasks.allow((released = Math.min(released + Math.ceil(groupSize / 2), last + groupSize)));
 }
 
 /** Why a chain that was not compressed stays as it is. */

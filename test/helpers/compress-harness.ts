@@ -33,6 +33,8 @@ export interface HarnessOptions {
   spillThreshold?: number;
   /** Wrap the durable appender (to make some appends fail). */
   wrapAppend?: (append: AppendEntry) => AppendEntry;
+  /** Wrap the appender's fsync (to watch what runs while one is in flight). */
+  wrapSync?: (sync: () => Promise<void>) => () => Promise<void>;
   faultFor?: (chain: ChainRange) => TaskFault | undefined;
   maxInFlight?: number;
   diagnostics?: DiagnosticSink;
@@ -79,7 +81,7 @@ export async function compressFile(file: string, options: HarnessOptions = {}): 
       state: model.state,
       rollingWindow: options.rollingWindow ?? 0,
       append,
-      sync: () => appender.sync(),
+      sync: (options.wrapSync ?? ((sync) => sync))(() => appender.sync()),
       diagnostics,
       spill: { blobDir: model.blobDir, threshold: spillThreshold, previewBytes: 2048, ...spillModesFor(fs.statSync(file).mode) },
       runner,
