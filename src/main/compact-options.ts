@@ -10,6 +10,7 @@ import {
 } from "../core/defaults.js";
 import { DEFAULT_OPEN_CHAIN_SETTINGS, type OpenChainSettings } from "../core/open-chain-policy.js";
 import type { ShrinkRender } from "./plan-shrink.js";
+import { SMALL_CHAIN_BYTES } from "./small-session.js";
 
 export interface CompactOptions {
   /** Newest closed chains kept as they are (0 = `/pruner compact`). */
@@ -31,6 +32,8 @@ export interface CompactOptions {
   refuseJoinedLines: boolean;
   /** How the context will be rendered, for the check that a chain's compression shrinks it (default: the render's defaults). */
   render: ShrinkRender;
+  /** With a pool, chains whose lines in the session file are fewer bytes than this run on the calling thread (0: none do). */
+  inlineChainBytes: number;
 }
 
 export const DEFAULT_COMPACT_OPTIONS: CompactOptions = {
@@ -46,4 +49,5 @@ export const DEFAULT_COMPACT_OPTIONS: CompactOptions = {
   refuseJoinedLines: false,
   openChains: DEFAULT_OPEN_CHAIN_SETTINGS,
   render: {},
+  inlineChainBytes: SMALL_CHAIN_BYTES,
 };

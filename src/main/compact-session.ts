@@ -23,7 +23,7 @@ import { stepDue, type Steps } from "../core/steps.js";
 import { spillModesFor } from "../io/write-spill.js";
 import type { SpillSettings, TaskFault } from "../workers/chain-task.js";
 import type { AppendEntry } from "./append-entry.js";
-import type { ChainRunner } from "./chain-runner.js";
+import { createChainRunner, type ChainRunner } from "./chain-runner.js";
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions } from "./compact-options.js";
 import { buildCompactReport, type CompactReport } from "./compact-report.js";
 import { compressEligible, type ChainProgress, type ChainSource } from "./compress-eligible.js";
@@ -75,6 +75,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
   // Chains behind pi's latest compaction save no context, only grow the file: left out by default.
   const hiddenByCompaction = { ...compactionVisibility(model.branch, chains), included: options.includeCompacted };
   const writer = await openWriter(model, options);
+  const smallChains = smallChainsFor(model, params.runner, options);
   try {
     const diagnostics = new DiagnosticSink(writer.append);
     const result = await compressEligible({
@@ -95,6 +96,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
       ...(params.faultFor ? { faultFor: params.faultFor } : {}),
       ...openChainInput(model, options, isProtected),
       render: options.render,
+      ...(smallChains ? { smallChains } : {}),
     });
     // compressEligible always runs the hook; this only keeps the type honest.
     before ??= await measureContextCooperatively(model, renderOptions, lengths);
@@ -102,6 +104,7 @@ async function compactMonitored(params: CompactSessionParams, started: number, m
     const load = monitor.stop();
     return buildCompactReport({ model, chains, result, before, after, migrated, dryRun: options.dryRun, diagnostics, marks: { started, scanned, ended: performance.now() }, load, hiddenByCompaction });
   } finally {
+    await smallChains?.runner.close();
     await writer.close();
   }
 }
@@ -177,6 +180,12 @@ function* holdsContextEdits(entries: readonly SessionEntry[]): Steps<boolean> {
 function chainSource(model: SessionModel): ChainSource {
   if (model.loaded.lightened) return { kind: "file", fileSlice: (plan: DeterministicPlan) => fileSliceOf(model, plan) };
   return { kind: "memory" };
+}
+
+/** The inline runner small chains of the file road take instead of the pool (CompactOptions.inlineChainBytes); none inline or in memory. */
+function smallChainsFor(model: SessionModel, runner: ChainRunner, options: CompactOptions): { runner: ChainRunner; belowBytes: number } | undefined {
+  if (runner.workers === 0 || options.inlineChainBytes <= 0 || !model.loaded.lightened) return undefined;
+  return { runner: createChainRunner(0), belowBytes: options.inlineChainBytes };
 }
 
 /** The chain a crashed or abandoned run left open, when the policy is on (issue 13). */

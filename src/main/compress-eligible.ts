@@ -66,6 +66,11 @@ export interface CompressEligibleDeps {
   openChain?: OpenChainInput;
   /** How the context will be rendered, for the check that a chain's compression shrinks it (main/plan-shrink.ts). */
   render?: ShrinkRender;
+  /**
+   * On the file road with a pool: chains whose lines are fewer bytes than `belowBytes` run on
+   * `runner`, an inline runner, instead (main/small-session.ts says why).
+   */
+  smallChains?: { runner: ChainRunner; belowBytes: number };
 }
 
 /**
@@ -193,7 +198,7 @@ async function runAndCommit(
   await run.deps.whileFirstChainsRun?.();
   for (let first = 0; first < plans.length; first += groupSize) {
     const last = Math.min(first + groupSize, plans.length);
-    const group = new GroupCommit(run.deps.runner.workers === 0 ? { ...ctx, whileSyncing: releaseNextGroup(tasks, last, groupSize) } : ctx);
+    const group = new GroupCommit(runsHere(run.deps) ? { ...ctx, whileSyncing: releaseNextGroup(tasks, last, groupSize) } : ctx);
     for (let i = first; i < last; i++) {
       // Keep the pool busy: dispatch ahead, never more than `window` uncommitted chains.
       tasks.allow(first + window);
@@ -204,10 +209,16 @@ async function runAndCommit(
   }
 }
 
+/** Whether some of the pass's tasks run on this thread. */
+function runsHere(deps: CompressEligibleDeps): boolean {
+  return deps.runner.workers === 0 || deps.smallChains !== undefined;
+}
+
 /**
- * Inline, the tasks run on this thread, which would otherwise wait for each of a group's two
- * fsyncs: each lets half of the next group's tasks go, to run while the disk works. Only the order
- * in which tasks start changes, never what they write (dispatch-window.ts).
+ * Tasks that run on this thread would otherwise wait for each of a group's two fsyncs: each lets
+ * half of the next group's tasks go, to run while the disk works. Only the order in which tasks
+ * start changes, never what they write (dispatch-window.ts). A pool's task let go early waits for
+ * a free worker unprepared (DispatchRun.ready).
  */
 function releaseNextGroup(tasks: DispatchWindow<TaskOutcome>, last: number, groupSize: number): () => void {
   let released = last;

@@ -11,6 +11,7 @@ import type { BufferPool } from "../io/buffer-pool.js";
 import type { ToolCallRecord } from "../core/prune-types.js";
 import type { SpanOutput } from "../core/extract-records.js";
 import { isFileChanged, type ChainInput, type ChainTask, type ChainTaskResult, type TaskFigures } from "../workers/chain-task.js";
+import { sliceBytes } from "../workers/file-slice-columns.js";
 import type { TaskStart } from "./chain-runner.js";
 import type { ChainWork } from "./commit-group.js";
 import type { ChainSource, CompressEligibleDeps } from "./compress-eligible.js";
@@ -54,18 +55,18 @@ export type TaskOutcome = { ok: true; result: DispatchedWork | undefined } | { o
 export function dispatchChain({ deps, stats, rooms, ready, lane }: DispatchRun, plan: ChainPlan): Promise<TaskOutcome> {
   if (plan.kind !== "deterministic" || plan.plannedKeys.length === 0) return Promise.resolve({ ok: true, result: undefined });
   let leave = () => {};
-  // Called as the task starts in a worker (ChainRunner.run).
-  const onStart = (): TaskStart => {
+  // Called as the task starts (ChainRunner.run); rooms are lent to worker threads only.
+  const onStart = (lendRoom: boolean): TaskStart => {
     leave();
     stats.noteTaskStart();
-    const indexRoom = rooms?.takeLargest()?.buffer as ArrayBuffer | undefined;
+    const indexRoom = lendRoom ? (rooms?.takeLargest()?.buffer as ArrayBuffer | undefined) : undefined;
     return indexRoom ? { indexRoom } : {};
   };
   const prepareAndRun = async (): Promise<DispatchedWork> => {
     leave = await ready.enter();
     try {
       const source = deps.source ?? IN_MEMORY;
-      return await (source.kind === "file" ? runFromFile(deps, lane, source.fileSlice, plan, onStart) : runFromMemory(deps, stats, lane, source, plan, onStart));
+      return await (source.kind === "file" ? runFromFile(deps, lane, source.fileSlice, plan, onStart) : runFromMemory(deps, stats, lane, source, plan, () => onStart(true)));
     } finally {
       // A task that failed before it started gives its place back here (leaving twice is a no-op).
       leave();
@@ -78,12 +79,18 @@ export function dispatchChain({ deps, stats, rooms, ready, lane }: DispatchRun, 
   );
 }
 
-/** The file path: the worker reads the plan's lines from the session file and sends back what the main thread keeps of its records. */
-async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSlice: FileRoad["fileSlice"], plan: DeterministicPlan, onStart: () => TaskStart): Promise<DispatchedWork> {
+/**
+ * The file path: the worker reads the plan's lines from the session file and sends back what the
+ * main thread keeps of its records. A small chain's task runs on this thread instead, when the
+ * pass says so (CompressEligibleDeps.smallChains).
+ */
+async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSlice: FileRoad["fileSlice"], plan: DeterministicPlan, onStart: (lendRoom: boolean) => TaskStart): Promise<DispatchedWork> {
   const slice = await lane.run(() => fileSlice(plan));
   // The worker reads the span from the file.
   dropInner(plan);
-  const result = await runAndSettleSpills(deps.runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "lightened" }), onStart);
+  const here = deps.smallChains !== undefined && sliceBytes(slice) < deps.smallChains.belowBytes;
+  const runner = here ? deps.smallChains!.runner : deps.runner;
+  const result = await runAndSettleSpills(runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "lightened" }), () => onStart(!here && runner.workers > 0));
   return madeWork(result, takeOutputs(plan), plan, true);
 }
 
