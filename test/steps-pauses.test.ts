@@ -1,12 +1,14 @@
 /**
- * Loops that run once per chain or per entry pause every ITEMS_PER_STEP items (core/steps.ts), so
- * a session of thousands of small chains does not hold a shared thread for one long stretch; and a
- * paused run gives the same answer as one run straight through.
+ * Loops that run once per chain or per entry pause every ITEMS_PER_STEP items (core/steps.ts), or
+ * more often where an item costs more, so a session of thousands of small chains does not hold a
+ * shared thread for one long stretch; and a paused run gives the same answer as one run straight
+ * through.
  */
 
 import { describe, expect, it } from "vitest";
 import { unknownEntryKinds, unknownEntryKindsSteps } from "../src/core/entry-kinds.js";
-import { planChainRanges, planChainRangesSteps } from "../src/core/render/chain-ranges.js";
+import { applyChainRanges, applyChainRangesSteps, CHAIN_MESSAGE_ITEMS, planChainRanges, planChainRangesSteps } from "../src/core/render/chain-ranges.js";
+import { PruneState } from "../src/core/prune-state.js";
 import type { ChainCompressionEntry, DiagnosticReport } from "../src/core/prune-types.js";
 import type { SessionEntry } from "../src/core/session-types.js";
 import { SpanIndex } from "../src/core/span-index.js";
@@ -50,6 +52,18 @@ describe("per-chain and per-entry loops pause", () => {
     const straight: DiagnosticReport[] = [];
     expect(value).toEqual(planChainRanges(spans, entries, straight));
     expect(paused).toEqual(straight);
+  });
+
+  it("building the chains' messages pauses every few chains (each counts as CHAIN_MESSAGE_ITEMS items), with the messages of an unpaused run", () => {
+    const { messages, entries } = smallChains(ITEMS);
+    const state = new PruneState();
+    for (const entry of entries) state.registerChain(entry);
+    const { value, pauses } = pausesOf(applyChainRangesSteps([...messages], state));
+    // Every pause before the last chain's message: the loop over the ranges alone makes these.
+    expect(pauses).toBeGreaterThanOrEqual((ITEMS * CHAIN_MESSAGE_ITEMS) / ITEMS_PER_STEP);
+    // Each chain: its user message, its compressed message and its reply.
+    expect(value.messages).toHaveLength(ITEMS * 3);
+    expect(value).toEqual(applyChainRanges([...messages], state));
   });
 
   it("a span index built for thousands of boundaries pauses while it collects them", () => {

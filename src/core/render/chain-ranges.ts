@@ -15,7 +15,7 @@ import { summaryRefs } from "../reconstruct.js";
 import type { AgentMessage, ContentPart, ToolResultMessage, UserMessage } from "../session-types.js";
 import { SpanIndex } from "../span-index.js";
 import { MapAllowance, type MapBudget } from "../archive-map.js";
-import { runSteps, stepDue, type Steps } from "../steps.js";
+import { runSteps, stepDue, StepBudget, type Steps } from "../steps.js";
 import { blockBodyLookup, buildSyntheticChainMessage, chainBody, mapCallCount, mapCallsOf, presentSyntheticIds, type ProtectedOutput } from "./chain-message.js";
 
 export interface ChainRenderOptions {
@@ -276,6 +276,12 @@ export function* plannedRangesSteps(spans: SpanIndex, state: PruneState): Steps<
 }
 
 /**
+ * What building one chain's message (its body, its map) costs, in a loop's plain items
+ * (core/steps.ts): 256 of them in one step held 20000x1's event loop for 27 ms.
+ */
+export const CHAIN_MESSAGE_ITEMS = 32;
+
+/**
  * applyChainRanges, pausable (core/steps.ts). `planned`, when the caller has it, was planned over
  * an array whose user and assistant messages sit where they sit in `messages` (the same array
  * before its tool results were stubbed), so a large session's spans are not resolved again per render.
@@ -290,9 +296,10 @@ export function* applyChainRangesSteps(messages: AgentMessage[], state: PruneSta
   const plan: EmitPlan = { insertAfter: new Map(), ends: new Set(), inside: new Uint8Array(messages.length), ranges };
   const checkIds = options.checkRecordedIds !== false;
   const maps = options.map === undefined ? undefined : new MapAllowance(options.map);
+  const budget = new StepBudget();
   for (let k = 0; k < ranges.length; k++) {
     // Each range builds its chain's message: thousands of small chains are thousands of bodies.
-    if (stepDue(k)) yield;
+    if (budget.spend(CHAIN_MESSAGE_ITEMS)) yield;
     const range = ranges[k]!;
     const span = yield* scanSpan(messages, range, checkIds);
     plan.inside.fill(1, range.startIndex + 1, range.endIndex);
