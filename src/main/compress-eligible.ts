@@ -51,7 +51,7 @@ export interface CompressEligibleDeps {
   /** Where each chain's worker gets its messages from (default: `{ kind: "memory" }`, every chain encoded). */
   source?: ChainSource;
   now?: () => number;
-  /** Chains dispatched but not yet committed; bounds memory (default: one commit group plus 2 × workers; inline, up to one group more while a group's fsyncs run). */
+  /** Chains dispatched but not yet committed; bounds memory (default: one commit group plus 2 × workers; when tasks run on this thread, up to one group more while a group's fsyncs run). */
   maxInFlight?: number;
   /**
    * Main-thread work to do while the first chains run in the workers, before anything is

@@ -88,9 +88,10 @@ async function runFromFile(deps: CompressEligibleDeps, lane: PrepareLane, fileSl
   const slice = await lane.run(() => fileSlice(plan));
   // The worker reads the span from the file.
   dropInner(plan);
-  const here = deps.smallChains !== undefined && sliceBytes(slice) < deps.smallChains.belowBytes;
-  const runner = here ? deps.smallChains!.runner : deps.runner;
-  const result = await runAndSettleSpills(runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "lightened" }), () => onStart(!here && runner.workers > 0));
+  const small = deps.smallChains;
+  const here = small !== undefined && sliceBytes(slice) < small.belowBytes;
+  const runner = here ? small.runner : deps.runner;
+  const result = await runAndSettleSpills(runner, buildTask(deps, plan, { kind: "file-slice", slice, mainMessages: "lightened" }), () => onStart(!here));
   return madeWork(result, takeOutputs(plan), plan, true);
 }
 
