@@ -1,4 +1,4 @@
-// The heap bound for large inline compactions (src/cli/inline-heap.ts): when it applies, and that
+// The heap bound for large compactions (src/cli/inline-heap.ts): when it applies, and that
 // the flag it sets is one this Node's V8 knows. What the bound does to the heap is measured by
 // bench/heap-growth.ts.
 
@@ -6,18 +6,20 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { heapGrowingPercentFor, INLINE_BOUNDED_HEAP_MIN_BYTES, INLINE_HEAP_GROWING_PERCENT } from "../src/cli/inline-heap.js";
+import { BOUNDED_HEAP_GROWING_PERCENT, heapGrowingPercentFor, INLINE_BOUNDED_HEAP_MIN_BYTES, POOL_BOUNDED_HEAP_MIN_BYTES } from "../src/cli/inline-heap.js";
 import { ensureBuilt, ROOT } from "./helpers/cli-harness.js";
 
 beforeAll(() => ensureBuilt());
 
 describe("heapGrowingPercentFor", () => {
-  it("bounds the heap's growth only for a large session compacted inline", () => {
-    expect(heapGrowingPercentFor(0, INLINE_BOUNDED_HEAP_MIN_BYTES)).toBe(INLINE_HEAP_GROWING_PERCENT);
-    expect(heapGrowingPercentFor(0, 400 * 1024 * 1024)).toBe(INLINE_HEAP_GROWING_PERCENT);
+  it("bounds the heap's growth only for a large session: from 128 MiB inline, from 64 MiB with a pool", () => {
+    expect(heapGrowingPercentFor(0, INLINE_BOUNDED_HEAP_MIN_BYTES)).toBe(BOUNDED_HEAP_GROWING_PERCENT);
+    expect(heapGrowingPercentFor(0, 400 * 1024 * 1024)).toBe(BOUNDED_HEAP_GROWING_PERCENT);
     expect(heapGrowingPercentFor(0, INLINE_BOUNDED_HEAP_MIN_BYTES - 1)).toBe(0);
-    expect(heapGrowingPercentFor(1, 400 * 1024 * 1024)).toBe(0);
-    expect(heapGrowingPercentFor(2, INLINE_BOUNDED_HEAP_MIN_BYTES)).toBe(0);
+    expect(heapGrowingPercentFor(0, POOL_BOUNDED_HEAP_MIN_BYTES)).toBe(0);
+    expect(heapGrowingPercentFor(1, 400 * 1024 * 1024)).toBe(BOUNDED_HEAP_GROWING_PERCENT);
+    expect(heapGrowingPercentFor(2, POOL_BOUNDED_HEAP_MIN_BYTES)).toBe(BOUNDED_HEAP_GROWING_PERCENT);
+    expect(heapGrowingPercentFor(2, POOL_BOUNDED_HEAP_MIN_BYTES - 1)).toBe(0);
   });
 });
 
