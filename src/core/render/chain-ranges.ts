@@ -277,7 +277,8 @@ export function* plannedRangesSteps(spans: SpanIndex, state: PruneState): Steps<
 
 /**
  * What building one chain's message (its body, its map) costs, in a loop's plain items
- * (core/steps.ts): 256 of them in one step held 20000x1's event loop for 27 ms.
+ * (core/steps.ts): a step of plain items' size would hold the thread far past its slice when a
+ * session has thousands of small chains (bench/RESULTS.md, "Small units").
  */
 export const CHAIN_MESSAGE_ITEMS = 32;
 
